@@ -1,0 +1,78 @@
+"""The rules engine of Imperial Glory: pure, deterministic, plain JSON state.
+
+See docs/engine-contract.md for the seam and docs/rules.md for the rules.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from app.engine.content import active, load_content, set_active, using
+from app.engine.errors import BadSetup, ContentMismatch, EngineError, IllegalAction, UnknownScenario
+from app.engine.flow import apply, default_action, legal_actions, new_game, pending
+from app.engine.scoring import outcome, score
+from app.engine.view import explain, view
+
+GameState = dict[str, Any]
+Action = dict[str, Any]
+
+
+def dumps(state: GameState) -> str:
+    """Canonical JSON: sorted keys, no spaces."""
+    return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str) -> GameState:
+    try:
+        state: GameState = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise EngineError(f"This is not a saved game: {exc}.") from exc
+    if not isinstance(state, dict) or "players" not in state:
+        raise EngineError("This is not a saved game.")
+    if state.get("content_hash") != active().hash:
+        raise ContentMismatch("This game was saved with another content pack.")
+    return state
+
+
+def state_hash(state: GameState) -> str:
+    return hashlib.sha256(dumps(state).encode()).hexdigest()
+
+
+def replay(
+    scenario_id: str,
+    seats: list[str],
+    seed: int,
+    log: list[tuple[int, Action]] | list[list[Any]],
+    options: dict[str, Any] | None = None,
+) -> GameState:
+    state = new_game(scenario_id, seats, seed, options)
+    for seat, action in log:
+        state, _ = apply(state, int(seat), action)
+    return state
+
+
+__all__ = [
+    "BadSetup",
+    "ContentMismatch",
+    "EngineError",
+    "IllegalAction",
+    "UnknownScenario",
+    "apply",
+    "default_action",
+    "dumps",
+    "explain",
+    "legal_actions",
+    "load_content",
+    "loads",
+    "new_game",
+    "outcome",
+    "pending",
+    "replay",
+    "score",
+    "set_active",
+    "state_hash",
+    "using",
+    "view",
+]

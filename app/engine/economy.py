@@ -1,0 +1,234 @@
+"""Taxation, plunder, unrest and rebellion (docs/rules.md 16, 17)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from app.engine import rng
+from app.engine.core import (
+    State,
+    ability_sum,
+    emit,
+    geo,
+    loc_costs,
+    name,
+    owned,
+    player,
+)
+from app.engine.deck import add_burden
+from app.engine.rules import PLUNDER_TABLE, REBELLION_REVOLT_AT, REBELLION_UNREST_AT
+
+Term = dict[str, Any]
+
+
+def yield_bonus(state: State, area_id: str) -> int:
+    g = geo()
+    return sum(
+        int(g.buildings[b]["effect"].get("amount", 1))
+        for b in state["areas"][area_id]["buildings"]
+        if g.buildings.get(b, {}).get("effect", {}).get("op") == "yield_bonus"
+    )
+
+
+def rebellion_terms(state: State, seat: int, area_id: str, demanded: int, waived: list[int] | None = None) -> list[Term]:
+    """17.2: the rebellion value of an area, term by term."""
+    g = geo()
+    area = state["areas"][area_id]
+    lead = player(state, seat)["emperor"]
+    terms: list[Term] = []
+    if demanded:
+        terms.append({"term": "talents demanded", "value": demanded, "rule": "16.16"})
+    if area["unrest"]:
+        terms.append({"term": "unrest", "value": 5, "rule": "17.21"})
+    ld = g.language_diff(lead["language"], area["language"])
+    rd = g.religion_diff(lead["religion"], area["religion"])
+    if ld:
+        terms.append({"term": "language difference", "value": ld, "rule": "17.22"})
+    if rd:
+        terms.append({"term": "religion difference", "value": rd, "rule": "17.23"})
+    if seat in area["ties"]:
+        terms.append({"term": "your diplomatic tie", "value": -2, "rule": "12.42"})
+    rivals = [s for s in area["ties"] if s != seat]
+    if rivals and not all(s in (waived or []) for s in rivals):
+        terms.append({"term": "rival diplomatic ties", "value": 2, "rule": "12.42"})
+    if area["fort"]:
+        terms.append({"term": "fortifications", "value": -int(area["fort"]), "rule": "14.32"})
+    if seat in area["claims"]:
+        terms.append({"term": "your claim", "value": -1, "rule": "17.24"})
+    pop = player(state, seat)["popularity"]
+    if pop <= 2:
+        terms.append({"term": "low popularity", "value": 1, "rule": "17.25"})
+    elif pop >= 8:
+        terms.append({"term": "high popularity", "value": -1, "rule": "17.25"})
+    enemy = sum(sum(b.values()) for b in area["partial"].values())
+    if enemy:
+        terms.append({"term": "enemy C results", "value": enemy, "rule": "17.27"})
+    mod = ability_sum(state, seat, "rebellion_modifier")
+    mod += sum(
+        int(g.buildings[b]["effect"].get("amount", 0))
+        for b in area["buildings"]
+        if g.buildings.get(b, {}).get("effect", {}).get("op") == "rebellion_modifier"
+    )
+    if mod:
+        terms.append({"term": "temples, laws and notables", "value": mod, "rule": "17.28"})
+    return terms
+
+
+def rebellion_odds(value: int) -> dict[str, float]:
+    """17.3: 2d6 + value: 14+ rebellion, 11-13 unrest, else nothing."""
+    return dict(_rebellion_odds(value))
+
+
+@lru_cache(maxsize=256)
+def _rebellion_odds(value: int) -> dict[str, float]:
+    out = {"none": Fraction(0), "unrest": Fraction(0), "rebellion": Fraction(0)}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            t = a + b + value
+            key = "rebellion" if t >= REBELLION_REVOLT_AT else "unrest" if t >= REBELLION_UNREST_AT else "none"
+            out[key] += Fraction(1, 36)
+    return {k: float(v) for k, v in out.items()}
+
+
+def rebellion_check(
+    state: State,
+    seat: int,
+    area_id: str,
+    demanded: int,
+    events: list[dict[str, Any]],
+    waived: list[int] | None = None,
+    rule: str = "17.3",
+) -> str:
+    """17.3: roll 2d6 on the Unrest & Rebellion table. Returns none | unrest | rebellion."""
+    g = geo()
+    terms = rebellion_terms(state, seat, area_id, demanded, waived)
+    value = sum(int(t["value"]) for t in terms)
+    a, b = rng.die(state), rng.die(state)
+    total = a + b + value
+    area = state["areas"][area_id]
+    if total >= REBELLION_REVOLT_AT:
+        result = "rebellion"
+    elif total >= REBELLION_UNREST_AT:
+        result = "unrest"
+    else:
+        result = "none"
+    emit(
+        state,
+        events,
+        f"Rebellion check in {g.areas[area_id]['name']}: value {value}, dice {a}+{b}, total {total}: {result}.",
+        rule,
+        "rebellion",
+        data={"area": area_id, "value": value, "dice": [a, b], "result": result, "terms": terms},
+    )
+    if result == "unrest":
+        area["unrest"] = True
+    elif result == "rebellion":
+        revolt(state, seat, area_id, events, usurper=total >= REBELLION_REVOLT_AT + USURPER_MARGIN)
+    return result
+
+
+USURPER_MARGIN = 3  # 17.5
+
+
+def revolt(state: State, seat: int, area_id: str, events: list[dict[str, Any]], usurper: bool = False) -> None:
+    """17.4: the area becomes independent; an Unrest burden enters the deck (5.7).
+    17.5: a rebellion that beats the table by 3 or more raises a usurper."""
+    from app.engine.endeavours import change_owner
+
+    g = geo()
+    change_owner(state, area_id, None, events, "rebellion")
+    area = state["areas"][area_id]
+    area["unrest"] = False
+    area["rebel_of"] = seat
+    if usurper:
+        area["usurper"] = f"usurper of {g.areas[area_id]['name']}"
+        emit(state, events, f"A usurper seizes {g.areas[area_id]['name']}: diplomacy there is at -5 (12.20).", "17.5", "usurper")
+    add_burden(state, seat, "unrest")
+    emit(state, events, f"{g.areas[area_id]['name']} rebels against {name(state, seat)} and becomes independent; an Unrest burden enters the deck.", "17.4", "rebellion")
+
+
+def tax_options(state: State, seat: int) -> list[dict[str, Any]]:
+    """16.1-16.2: the tax and plunder actions open now."""
+    p = player(state, seat)
+    if p["exiled"] or p["tax_state"] == "closed":
+        return []
+    costs = loc_costs(state, seat)
+    out: list[dict[str, Any]] = []
+    for a in owned(state, seat):
+        if a not in costs or a in p["taxed"]:
+            continue  # 16.13, 16.15
+        area = state["areas"][a]
+        if area["social"] > 0:
+            for amount in range(1, area["social"] + yield_bonus(state, a) + 1):
+                out.append({"type": "tax", "area": a, "amount": amount})
+        if area["social"] > -3:
+            out.append({"type": "plunder", "area": a})  # 16.2
+    return out
+
+
+def open_segment(state: State, seat: int, events: list[dict[str, Any]]) -> None:
+    """16.14: the first tax or plunder of a turn opens the segment; demesnes and
+    tax bonuses pay once per segment (19.42, 6.4)."""
+    p = player(state, seat)
+    if p["tax_state"] == "open":
+        p["tax_state"] = "taxing"
+        bonus = ability_sum(state, seat, "tax_bonus") + ability_sum(state, seat, "demesne")
+        if bonus:
+            p["talents"] += bonus
+            emit(state, events, f"{name(state, seat)} collects {bonus} talents from demesnes and reforms.", "16.18", "gold")
+
+
+def do_tax(state: State, seat: int, area_id: str, amount: int, events: list[dict[str, Any]], waived: list[int]) -> None:
+    """16.1: tax an area; the court is taxed without a check (16.17)."""
+    g = geo()
+    p = player(state, seat)
+    open_segment(state, seat, events)
+    p["taxed"].append(area_id)
+    if area_id == p["court"]:
+        p["talents"] += amount
+        emit(state, events, f"{name(state, seat)} taxes the court, {g.areas[area_id]['name']}, for {amount}.", "16.17", "tax")
+        return
+    result = rebellion_check(state, seat, area_id, amount, events, waived, rule="16.1")
+    if result == "rebellion":
+        emit(state, events, "The tax is lost.", "16.1", "tax")
+        return
+    p["talents"] += amount
+    emit(state, events, f"{name(state, seat)} taxes {g.areas[area_id]['name']} for {amount}.", "16.1", "tax")
+
+
+def do_plunder(state: State, seat: int, area_id: str, events: list[dict[str, Any]], waived: list[int]) -> None:
+    """16.2: plunder: -1 social; unrest, or a rebellion check at +3 if already in unrest."""
+    g = geo()
+    p = player(state, seat)
+    open_segment(state, seat, events)
+    p["taxed"].append(area_id)
+    area = state["areas"][area_id]
+    area["social"] = max(-3, area["social"] - 1)  # 16.22
+    emit(state, events, f"{name(state, seat)} plunders {g.areas[area_id]['name']}; it loses a social level.", "16.22", "plunder")
+    if not area["unrest"]:
+        area["unrest"] = True  # 16.23
+        emit(state, events, f"{g.areas[area_id]['name']} enters unrest.", "16.23", "unrest")
+    else:
+        result = rebellion_check(state, seat, area_id, 3, events, waived, rule="16.231")
+        if result == "rebellion":
+            return
+    roll = rng.die(state)
+    gold = PLUNDER_TABLE[roll]
+    p["talents"] += gold
+    emit(state, events, f"The plunder yields {gold} talents (die {roll}).", "16.232", "gold")
+
+
+def needs_check(state: State, seat: int, action: dict[str, Any]) -> bool:
+    area = state["areas"][action["area"]]
+    if action["type"] == "tax":
+        return bool(action["area"] != player(state, seat)["court"])
+    return bool(area["unrest"])
+
+
+def waiver_seats(state: State, seat: int, action: dict[str, Any]) -> list[int]:
+    """12.42: rivals with ties to the area are asked before the dice are rolled."""
+    if not needs_check(state, seat, action):
+        return []
+    return sorted(s for s in state["areas"][action["area"]]["ties"] if s != seat)

@@ -1,0 +1,829 @@
+"""Endeavours (docs/rules.md 9-15, 8, 22.2): targets, effectiveness ratings,
+result counters and results."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from app.engine import rng
+from app.engine.core import (
+    State,
+    ability_sum,
+    card_type,
+    clamp_popularity,
+    emit,
+    geo,
+    has_ability,
+    loc_costs,
+    may_attack,
+    name,
+    owned,
+    player,
+    seat_of_power,
+)
+from app.engine.deck import remove_card
+from app.engine.rules import (
+    MAX_EXTRA_TALENTS,
+    NEGATIVE,
+    OVEREXPANSION_BASE,
+    PLUNDER_TABLE,
+    RESULT_TEXT,
+    SPECS,
+    result_for,
+)
+
+Term = dict[str, Any]
+
+
+# ---------------------------------------------------------------- counters (9.4)
+
+
+def draw_counter(state: State) -> int:
+    """9.4: draw one result counter at random; it is set aside face up until the
+    pool is empty, then every counter returns."""
+    c = state["counters"]
+    if not c["pool"]:
+        c["pool"] = sorted(c["pool"] + c["out"])
+        c["out"] = []
+    i = rng.below(state, len(c["pool"]))
+    value = int(c["pool"].pop(i))
+    c["out"].append(value)
+    return value
+
+
+# counter_distribution memo: (pool, out, draws) -> distribution. A pure function
+# of its key, asked again for every endeavour `explain`ed on one state.
+_DIST_MEMO: dict[tuple[Any, ...], dict[int, Fraction]] = {}
+_DIST_MEMO_MAX = 4096
+
+
+def counter_distribution(state: State, draws: int = 1) -> dict[int, Fraction]:
+    """Exact distribution of the counter used (the best of ``draws``) from the pool now."""
+    key = (tuple(state["counters"]["pool"]), tuple(state["counters"]["out"]), draws)
+    dist = _DIST_MEMO.get(key)
+    if dist is None:
+        if len(_DIST_MEMO) >= _DIST_MEMO_MAX:
+            _DIST_MEMO.clear()
+        dist = _DIST_MEMO[key] = _counter_distribution(list(key[0]), list(key[1]), draws)
+    return dict(dist)
+
+
+def _counter_distribution(pool: list[int], out: list[int], draws: int) -> dict[int, Fraction]:
+    dist: dict[int, Fraction] = {}
+
+    def rec(pool: list[int], out: list[int], left: int, best: int | None, p: Fraction) -> None:
+        if left == 0:
+            assert best is not None
+            dist[best] = dist.get(best, Fraction(0)) + p
+            return
+        if not pool:
+            pool, out = sorted(pool + out), []
+        n = len(pool)
+        seen: dict[int, int] = {}
+        for v in pool:
+            seen[v] = seen.get(v, 0) + 1
+        for v, k in seen.items():
+            rest = list(pool)
+            rest.remove(v)
+            rec(rest, out + [v], left - 1, v if best is None else max(best, v), p * Fraction(k, n))
+
+    rec(pool, out, max(1, draws), None, Fraction(1))
+    return dist
+
+
+# ---------------------------------------------------------------- targets
+
+
+def leader(state: State, seat: int) -> dict[str, Any]:
+    e: dict[str, Any] = player(state, seat)["emperor"]
+    return e
+
+
+def partial_against(area: dict[str, Any]) -> int:
+    """10.33: the number of enemy C results standing against an area."""
+    return sum(sum(bases.values()) for bases in area["partial"].values())
+
+
+def own_areas_reached(state: State, seat: int, costs: dict[str, int]) -> list[str]:
+    return [a for a in owned(state, seat) if a in costs]
+
+
+def burden_targets(state: State, seat: int, kind: str) -> list[str]:
+    g = geo()
+    refs = set()
+    deck = player(state, seat)["deck"]
+    for card in deck["draw"] + deck["discard"]:
+        if card["kind"] == "burden" and kind in g.burdens.get(card["ref"], {}).get("removed_by", []):
+            refs.add(card["ref"])
+    return sorted(refs)
+
+
+def claim_possible(state: State, seat: int, area_id: str, with_tie_needed_if_claimed: bool = True) -> bool:
+    """18.12 and the 'Recognition of Claim' cases (18 P2.3 and P3.1)."""
+    area = state["areas"][area_id]
+    if area["owner"] != seat or seat in area["claims"]:
+        return False
+    if area["religion"] != leader(state, seat)["religion"]:
+        return False  # 18.12
+    others = [s for s in area["claims"] if s != seat]
+    if not others:
+        return True  # P2.3
+    return seat in area["ties"] or not with_tie_needed_if_claimed  # P3.1
+
+
+def targets(state: State, seat: int, kind: str, costs: dict[str, int] | None = None) -> list[tuple[str, str, str | None]]:
+    """Every (base, target, option) a seat may choose for an endeavour kind."""
+    g = geo()
+    p = player(state, seat)
+    court = p["court"]
+    areas = state["areas"]
+    spec = SPECS[kind]
+    out: list[tuple[str, str, str | None]] = []
+    if p["exiled"] or court is None:
+        if kind != "diplomacy" or p["asylum"] is None:
+            return out  # 21.1: an exile undertakes no endeavours ...
+        court = state["players"][p["asylum"]]["court"]  # 21.2: ... but diplomacy from a host's court
+        if court is None:
+            return out
+    if costs is None:
+        costs = loc_costs(state, seat)
+    t = spec["target"]
+    if t == "area_adjacent":
+        for base in own_areas_reached(state, seat, costs):
+            cands = g.land.get(base, set()) | g.sea_near.get(base, set())
+            for target in sorted(cands):
+                ta = areas[target]
+                if ta["owner"] == seat or target not in costs:
+                    continue
+                if not may_attack(state, seat, ta["owner"]):
+                    continue
+                if kind == "pillage" and ta["social"] <= -3:
+                    continue  # 11.0
+                out.append((base, target, None))
+    elif t == "own_area":
+        for a in own_areas_reached(state, seat, costs):
+            if kind == "fortify" and areas[a]["fort"] >= 3:
+                continue  # 14.0
+            if kind == "ruling" and areas[a]["social"] >= 3 and not areas[a]["unrest"]:
+                continue
+            if kind == "census" and areas[a]["social"] <= 0:
+                continue
+            if kind == "build":
+                for b_id, b in sorted(g.buildings.items()):
+                    have = areas[a]["buildings"].count(b_id)
+                    if have < int(b.get("max_per_area", 1)) and p["talents"] >= int(b["cost"]) + costs[a]:
+                        out.append((a, a, b_id))
+                continue
+            out.append((a, a, None))
+    elif t == "own_unrest":
+        for a in own_areas_reached(state, seat, costs):
+            if areas[a]["unrest"]:
+                out.append((a, a, None))
+        for a, s in sorted(areas.items()):
+            if s["owner"] is None and s.get("rebel_of") == seat and a in costs:
+                out.append((a, a, None))
+    elif t == "own_foreign_tongue":
+        lang = leader(state, seat)["language"]
+        for a in own_areas_reached(state, seat, costs):
+            if areas[a]["language"] != lang:
+                out.append((a, a, None))
+    elif t == "own_foreign_faith":
+        rel = leader(state, seat)["religion"]
+        for a in own_areas_reached(state, seat, costs):
+            if areas[a]["religion"] != rel:
+                out.append((a, a, None))
+    elif t == "any_area":
+        courts = {q["court"] for i, q in enumerate(state["players"]) if i != seat}
+        for a, s in sorted(areas.items()):
+            if a in courts or s.get("usurper_court"):
+                continue  # 12.16
+            if s["owner"] == seat and seat in s["ties"]:
+                continue  # 12.14: nothing left to gain
+            out.append((court, a, None))
+    elif t == "claim_area":
+        for a in owned(state, seat):
+            if claim_possible(state, seat, a):
+                out.append((court, a, None))
+    elif t == "court":
+        out.append((court, court, None))
+    elif t == "burden":
+        for ref in burden_targets(state, seat, kind):
+            out.append((court, ref, None))
+    elif t == "rival":
+        for i, q in enumerate(state["players"]):
+            if i != seat:
+                out.append((court, q["power"], None))
+    elif t == "rival_area":
+        courts = {q["court"] for q in state["players"]}
+        for a, s_ in sorted(areas.items()):
+            if s_["owner"] is not None and s_["owner"] != seat and a not in courts:
+                out.append((court, a, None))
+    elif t == "innovation":
+        for inn_id, inn in sorted(g.innovations.items()):
+            if inn_id not in p["innovations"] and p["talents"] >= int(inn["cost"]):
+                out.append((court, inn_id, None))
+    elif t == "tie_area":
+        for a, s in sorted(areas.items()):
+            for other in s["ties"]:
+                if other != seat:
+                    out.append((court, a, state["players"][other]["power"]))
+    return out
+
+
+def kinds_for(card: dict[str, Any]) -> list[str]:
+    t = card_type(card)
+    if t is None:
+        return []
+    return list(geo().endeavours.get(t, []))
+
+
+# ---------------------------------------------------------------- cost and rating
+
+
+def base_cost(
+    state: State, seat: int, kind: str, base: str, target: str, option: str | None, costs: dict[str, int] | None = None
+) -> tuple[int, list[Term]]:
+    """9.2 and 9.17: the talents an endeavour costs before any extra talents."""
+    g = geo()
+    spec = SPECS[kind]
+    terms: list[Term] = []
+    cost = int(spec["cost"])
+    if kind == "build" and option:
+        cost = int(g.buildings[option]["cost"])
+    if kind == "science":
+        cost = int(g.innovations[target]["cost"])
+    terms.append({"term": f"{kind} cost", "value": cost, "rule": spec["rule"]})
+    if spec["where"] in ("foreign", "domestic") and target in state["areas"]:
+        sea = (loc_costs(state, seat) if costs is None else costs).get(target, 0)
+        if sea and has_ability(state, seat, "ignore_sea_cost"):
+            sea = 0
+        if sea:
+            terms.append({"term": "sea zones on the line of communications", "value": sea, "rule": "9.17"})
+            cost += sea
+    return cost, terms
+
+
+def max_talents(state: State, seat: int, cost: int) -> int:
+    return max(-1, min(MAX_EXTRA_TALENTS, player(state, seat)["talents"] - cost))
+
+
+def rating(
+    state: State,
+    seat: int,
+    card: dict[str, Any],
+    kind: str,
+    base: str,
+    target: str,
+    option: str | None,
+    talents: int,
+) -> tuple[int, list[Term]]:
+    """9.3: the effectiveness rating, term by term."""
+    g = geo()
+    spec = SPECS[kind]
+    areas = state["areas"]
+    p = player(state, seat)
+    lead = p["emperor"]
+    stature = card_type(card) or "military"
+    terms: list[Term] = [
+        {"term": f"{lead['name']}'s {stature} stature", "value": int(lead["statures"].get(stature, 0)), "rule": "9.31"}
+    ]
+    if card["kind"] == "notable":
+        bonus = int(g.notables.get(card["ref"], {}).get("bonus", 0))
+        if bonus:
+            terms.append({"term": f"{g.notables[card['ref']]['name']}'s bonus", "value": bonus, "rule": "6.3"})
+    where = spec["where"]
+    social_area = base if where in ("foreign", "court") else target  # 9.32 (an exile's base: 21.2)
+    if social_area in areas:
+        terms.append({"term": f"social state of {g.areas[social_area]['name']}", "value": int(areas[social_area]["social"]), "rule": "9.32"})
+    if talents:
+        terms.append({"term": "extra talents", "value": talents, "rule": "9.33"})
+    tarea = areas.get(target)
+    if spec["culture"] and tarea is not None:
+        ld = g.language_diff(lead["language"], tarea["language"])
+        rd = g.religion_diff(lead["religion"], tarea["religion"])
+        if ld:
+            terms.append({"term": "language difference", "value": -ld, "rule": "9.34"})
+        if rd:
+            terms.append({"term": "religion difference", "value": -rd, "rule": "9.35"})
+    if kind in ("conquest", "pillage", "convert", "plot_bribe") and tarea is not None and tarea["fort"]:
+        terms.append({"term": "fortifications", "value": -int(tarea["fort"]), "rule": "14.31"})
+    # 10.33: the owner of a partially conquered area acting from or in it
+    penal_area = base if where == "foreign" else (target if where == "domestic" else None)
+    if penal_area in areas and areas[penal_area]["owner"] == seat:
+        pen = partial_against(areas[penal_area])
+        if pen:
+            terms.append({"term": "enemy C results against the area", "value": -pen, "rule": "10.33"})
+    if kind == "diplomacy" and tarea is not None:
+        owner = tarea["owner"]
+        if owner is None:
+            if tarea.get("usurper"):
+                terms.append({"term": "usurper's area", "value": -5, "rule": "12.20"})
+            else:
+                terms.append({"term": "independent area", "value": -3, "rule": "12.18"})
+        elif owner != seat:
+            rival = state["players"][owner]["emperor"]
+            terms.append({"term": f"{rival['name']}'s diplomacy stature", "value": -int(rival["statures"].get("diplomacy", 0)), "rule": "12.17"})
+    if spec["target"] in ("rival", "tie_area", "rival_area"):
+        if spec["target"] == "rival_area":
+            other = areas[target]["owner"]
+        elif spec["target"] == "tie_area":
+            other = seat_of_power(state, option or "")
+        else:
+            other = seat_of_power(state, target)
+        if other is not None:
+            rival = state["players"][other]["emperor"]
+            terms.append({"term": f"{rival['name']}'s counter-plots (intrigue)", "value": -int(rival["statures"].get("intrigue", 0)), "rule": "8.7"})
+    bonus = ability_sum(state, seat, "rating_bonus", kind)
+    if kind == "science":
+        bonus += sum(
+            int(g.buildings[b]["effect"].get("amount", 1))
+            for a in owned(state, seat)
+            for b in areas[a]["buildings"]
+            if g.buildings.get(b, {}).get("effect", {}).get("op") == "rating_bonus"
+        )
+    if bonus:
+        terms.append({"term": "innovations and notables", "value": bonus, "rule": "6.4"})
+    if kind in ("conquest", "pillage"):
+        mil = ability_sum(state, seat, "military_innovation")
+        if mil:
+            terms.append({"term": "military innovations", "value": mil, "rule": "19.41"})
+    if kind == "fortify":
+        fb = ability_sum(state, seat, "fort_bonus")
+        if fb:
+            terms.append({"term": "building techniques", "value": fb, "rule": "6.7"})
+    return sum(int(t["value"]) for t in terms), terms
+
+
+def counter_draws(state: State, seat: int, card: dict[str, Any], kind: str) -> int:
+    """6.4: counter_plus abilities let the acting advisor draw extra counters."""
+    g = geo()
+    extra = 0
+    if card["kind"] == "notable":
+        ab = g.notables.get(card["ref"], {}).get("ability") or {}
+        if ab.get("op") == "counter_plus":
+            extra += int(ab.get("amount", 1))
+    for inn in player(state, seat)["innovations"]:
+        eff = g.innovations.get(inn, {}).get("effect", {})
+        if eff.get("op") == "counter_plus" and eff.get("endeavour") in (None, kind):
+            extra += int(eff.get("amount", 1))
+    if player(state, seat).get("redraw"):
+        extra += 1
+    return 1 + extra
+
+
+def defender_for(state: State, seat: int, kind: str, target: str) -> int | None:
+    """13: who may answer a conquest or pillage with a defense endeavour."""
+    if kind not in ("conquest", "pillage"):
+        return None
+    owner = state["areas"][target]["owner"]
+    if owner is None or owner == seat:
+        return None
+    d = player(state, owner)
+    if d["exiled"] or d["years_left"] < 1 or d["defenses"] >= 4:
+        return None  # 13.13, 13.14
+    if not d["had_turn"] and d["years_left"] < 2:
+        return None  # 13.13: a year is kept for the defender's own turn
+    cost = defense_cost(state, owner, target)
+    if cost is None or d["talents"] < cost:
+        return None  # 13.11
+    return owner
+
+
+def defense_cost(state: State, seat: int, area: str) -> int | None:
+    """13.11: one talent plus sea costs from the defender's court."""
+    costs = loc_costs(state, seat)
+    if area not in costs:
+        return None
+    sea = 0 if has_ability(state, seat, "ignore_sea_cost") else costs[area]
+    return 1 + sea
+
+
+def defense_terms(state: State, defender: int, talents: int) -> list[Term]:
+    d = player(state, defender)
+    terms: list[Term] = [
+        {"term": f"{d['emperor']['name']}'s defense (military stature)", "value": -int(d["emperor"]["statures"].get("military", 0)), "rule": "13.21"}
+    ]
+    if talents:
+        terms.append({"term": "defender's extra talents", "value": -talents, "rule": "13.21"})
+    bonus = ability_sum(state, defender, "defense_bonus") + ability_sum(state, defender, "military_innovation")
+    if bonus:
+        terms.append({"term": "defender's innovations and notables", "value": -bonus, "rule": "19.41"})
+    return terms
+
+
+# ---------------------------------------------------------------- odds
+
+
+def result_odds(state: State, seat: int, card: dict[str, Any], kind: str, total: int) -> dict[str, float]:
+    dist = counter_distribution(state, counter_draws(state, seat, card, kind))
+    odds: dict[str, Fraction] = {}
+    for v, pr in dist.items():
+        code = result_for(kind, total + v)
+        odds[code] = odds.get(code, Fraction(0)) + pr
+    return {code: float(pr) for code, pr in sorted(odds.items())}
+
+
+# ---------------------------------------------------------------- area changes
+
+
+def change_owner(state: State, area_id: str, new_owner: int | None, events: list[dict[str, Any]], how: str) -> None:
+    """7.4: an area changes hands; partial conquests, conversions and courts follow."""
+    from app.engine.flow import court_lost
+
+    g = geo()
+    area = state["areas"][area_id]
+    old = area["owner"]
+    area["owner"] = new_owner
+    area["partial"] = {}  # 10.38: every other player's partial conquest is removed
+    area["convert"] = {}  # 22.21
+    area["rebel_of"] = None
+    area["usurper"] = None  # 17.5: a usurper falls with his area
+    for other_id, other in state["areas"].items():  # 10.37
+        for s in list(other["partial"]):
+            if area_id in other["partial"][s]:
+                del other["partial"][s][area_id]
+                if not other["partial"][s]:
+                    del other["partial"][s]
+                emit(state, events, f"The C results inflicted from {g.areas[area_id]['name']} on {g.areas[other_id]['name']} are removed.", "10.37", "partial")
+    if new_owner is not None and player(state, new_owner)["exiled"]:
+        q = player(state, new_owner)  # 21.3: an exile returns with his first area
+        q.update(exiled=False, asylum=None, court=area_id)
+        emit(state, events, f"{name(state, new_owner)} returns from exile and holds court in {g.areas[area_id]['name']}.", "21.3", "exile")
+    if new_owner is not None:
+        lead = leader(state, new_owner)
+        if seat_claim_by_tie(state, new_owner, area_id):  # 18 P2.1
+            emit(state, events, f"{name(state, new_owner)} gains a claim to {g.areas[area_id]['name']} (tie at conquest).", "18.21", "claim")
+        limit = OVEREXPANSION_BASE + 2 * int(lead["statures"].get("administration", 0))
+        if len(owned(state, new_owner)) > limit:
+            from app.engine.deck import add_burden
+
+            add_burden(state, new_owner, "corruption")
+            emit(state, events, f"{name(state, new_owner)} has over-extended: a Corruption burden enters the deck.", "5.7", "burden")
+    if old is not None and player(state, old)["court"] == area_id:
+        court_lost(state, old, events)
+    _ = how
+
+
+def seat_claim_by_tie(state: State, seat: int, area_id: str) -> bool:
+    """18 P2.1: taking ownership of an unclaimed area one has a tie with gives a claim."""
+    area = state["areas"][area_id]
+    if area["claims"] or seat not in area["ties"]:
+        return False
+    if area["religion"] != leader(state, seat)["religion"]:
+        return False  # 18.12
+    area["claims"].append(seat)
+    return True
+
+
+def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]]) -> bool:
+    """12.3 T: a tie is formed (12.14: never two); 18 P2.2 may give a claim."""
+    g = geo()
+    area = state["areas"][area_id]
+    if seat in area["ties"]:
+        emit(state, events, "The T result is ignored: a tie already exists.", "12.14", "tie")
+        return False
+    area["ties"].append(seat)
+    area["ties"].sort()
+    emit(state, events, f"{name(state, seat)} forms a diplomatic tie with {g.areas[area_id]['name']}.", "12.3", "tie")
+    if area["owner"] == seat and not area["claims"] and area["religion"] == leader(state, seat)["religion"]:
+        area["claims"].append(seat)
+        emit(state, events, f"{name(state, seat)} gains a claim to {g.areas[area_id]['name']}.", "18.22", "claim")
+    return True
+
+
+def social_change(state: State, area_id: str, delta: int) -> int:
+    area = state["areas"][area_id]
+    before = area["social"]
+    area["social"] = max(-3, min(3, before + delta))
+    return int(area["social"] - before)
+
+
+def conquer(state: State, seat: int, area_id: str, events: list[dict[str, Any]], diplomatic: bool) -> None:
+    """10.3 (full conquest) and 12.31 (diplomatic conquest)."""
+    g = geo()
+    area = state["areas"][area_id]
+    old = area["owner"]
+    if diplomatic:
+        emit(state, events, f"{name(state, seat)} takes {g.areas[area_id]['name']} by diplomacy: no unrest, fortifications kept.", "12.31", "conquest")
+    else:
+        area["unrest"] = True  # 10.3
+        if area["fort"] == 2:
+            area["fort"] = 0  # 14.41
+        elif area["fort"] == 3:
+            area["fort"] = 2
+        emit(state, events, f"{name(state, seat)} conquers {g.areas[area_id]['name']} from {name(state, old)}; it enters unrest.", "10.3", "conquest")
+    change_owner(state, area_id, seat, events, "diplomacy" if diplomatic else "conquest")
+
+
+# ---------------------------------------------------------------- resolution
+
+
+def resolve(
+    state: State,
+    seat: int,
+    action: dict[str, Any],
+    card: dict[str, Any],
+    total: int,
+    terms: list[Term],
+    events: list[dict[str, Any]],
+) -> str:
+    """Draw the counter(s), read the result and apply it (9.5)."""
+    from app.engine.economy import rebellion_check
+    from app.engine.fate import mortality_check
+
+    g = geo()
+    kind = action["kind"]
+    base, target, option = action["base"], action["target"], action.get("option")
+    p = player(state, seat)
+    draws = counter_draws(state, seat, card, kind)
+    p["redraw"] = False
+    drawn = [draw_counter(state) for _ in range(draws)]
+    counter = max(drawn)
+    final = total + counter
+    code = result_for(kind, final)
+    areas = state["areas"]
+    aname = g.areas[target]["name"] if target in g.areas else target
+    emit(
+        state,
+        events,
+        f"{name(state, seat)}: {kind} against {aname} — rating {total}, counter {counter:+d} ({', '.join(f'{d:+d}' for d in drawn)} drawn), final {final}: {RESULT_TEXT.get(code, code)}.",
+        SPECS[kind]["rule"],
+        "endeavour",
+        data={"kind": kind, "base": base, "target": target, "rating": total, "counter": counter, "drawn": drawn, "final": final, "result": code, "terms": terms},
+    )
+    if kind == "conquest" and code == "C":
+        _conquest_c(state, seat, base, target, events)
+    elif code == "-1B":
+        social_change(state, base, -1)
+        emit(state, events, f"{g.areas[base]['name']} loses a social level.", "10.2", "social")
+    elif kind == "pillage" and code in ("-1T+G", "G"):
+        if code == "-1T+G":
+            social_change(state, target, -1)
+        roll = rng.die(state)
+        gold = PLUNDER_TABLE[roll]
+        p["talents"] += gold
+        emit(state, events, f"Pillage yields {gold} talents (die {roll}).", "11.3", "gold")
+    elif kind == "suppress" and code == "S":
+        area = areas[target]
+        if area["owner"] == seat:
+            area["unrest"] = False
+            emit(state, events, f"Unrest in {aname} is suppressed.", "10.5", "unrest")
+        else:
+            change_owner(state, target, seat, events, "suppress")
+            area["unrest"] = True
+            emit(state, events, f"{name(state, seat)} brings rebel {aname} back; it stays in unrest.", "10.5", "conquest")
+    elif code == "-1T":
+        social_change(state, target, -1)
+        emit(state, events, f"{aname} loses a social level.", SPECS[kind]["rule"], "social")
+    elif kind == "ruling":
+        if code == "+1":
+            social_change(state, target, 1)
+        if areas[target]["unrest"]:
+            areas[target]["unrest"] = False
+            emit(state, events, f"Unrest in {aname} is quelled.", "15.3", "unrest")
+    elif kind in ("reform", "purge") and code == "R":
+        _remove_one_burden(state, seat, target, events)
+    elif kind == "census" and code == "G":
+        gain = max(0, areas[target]["social"]) + _yield_bonus(target, state)
+        p["talents"] += gain
+        emit(state, events, f"The census of {aname} yields {gain} talents without a rebellion check.", "16.3", "gold")
+    elif kind == "diplomacy":
+        _diplomacy_result(state, seat, target, code, events)
+    elif kind == "claim" and code == "K":
+        areas[target]["claims"].append(seat)
+        emit(state, events, f"{name(state, seat)}'s claim to {aname} is recognised.", "18.4", "claim")
+    elif code == "TR":
+        p["tribute_turn"] = state["turn"]
+        emit(state, events, f"{name(state, seat)} pays tribute to the nomads for this game turn.", "24.2", "tribute")
+    elif kind == "fortify" and code == "F":
+        areas[target]["fort"] = 2 if areas[target]["fort"] < 2 else 3
+        emit(state, events, f"{aname} is fortified (strength {areas[target]['fort']}).", "14.2", "fort")
+    elif kind == "build" and code == "B" and option:
+        areas[target]["buildings"].append(option)
+        eff = g.buildings[option]["effect"]
+        if eff.get("op") == "monument":
+            p["popularity"] += int(eff.get("popularity", 1))
+        emit(state, events, f"A {g.buildings[option]['name'].lower()} is completed in {aname}.", "8.1", "build")
+    elif code in ("P+1", "P+2"):
+        p["popularity"] += 1 if code == "P+1" else 2
+        if code == "P+2":
+            _remove_one_burden(state, seat, "unrest", events, quiet=True, needs="festival")
+    elif code == "P-":
+        p["popularity"] -= 1
+    elif code in ("I+1", "I+2"):
+        p["influence"] += 1 if code == "I+1" else 2
+    elif code == "I-":
+        p["influence"] -= 1
+    elif kind == "assimilate" and code == "A":
+        areas[target]["language"] = p["emperor"]["language"]
+        emit(state, events, f"{aname} adopts {name(state, seat)}'s language.", "8.5", "culture")
+    elif code == "U":
+        areas[target]["unrest"] = True
+        emit(state, events, f"{aname} enters unrest.", "8.5", "unrest")
+    elif kind == "science" and code == "N":
+        p["innovations"].append(target)
+        emit(state, events, f"{name(state, seat)} adopts {g.innovations[target]['name']}.", "8.6", "innovation")
+        _remove_one_burden(state, seat, "plague", events, quiet=True, needs="science")
+    elif kind == "convert":
+        _convert_result(state, seat, target, code, events, rebellion_check)
+    elif code == "X" and option:
+        other = seat_of_power(state, option)
+        if other is not None and other in areas[target]["ties"]:
+            areas[target]["ties"].remove(other)
+            emit(state, events, f"{name(state, other)}'s tie with {aname} is broken by a palace coup.", "8.7", "tie")
+    elif code == "$":
+        from app.engine.economy import revolt
+
+        owner = areas[target]["owner"]
+        if owner is not None:
+            emit(state, events, f"{name(state, seat)}'s gold buys the loyalty of {aname}.", "8.8", "plot")
+            revolt(state, owner, target, events)
+    elif code == "M":
+        other = seat_of_power(state, target)
+        if other is not None:
+            mortality_check(state, other, 2, events, "an assassin")
+    elif code == "EXP":
+        p["influence"] -= 1
+        if kind == "plot_assassinate":
+            p["popularity"] -= 1
+        emit(state, events, f"{name(state, seat)}'s plot is exposed.", "8.7", "plot")
+    elif code == "I":
+        other = seat_of_power(state, target)
+        if other is not None:
+            q = player(state, other)
+            held = [g.fate.get(h["ref"], {}).get("name", h["ref"]) for h in q["holdings"]]
+            emit(
+                state,
+                events,
+                f"Your spies report: {name(state, other)} holds {', '.join(held) or 'no cards'}; talents {q['talents']}.",
+                "8.10",
+                "spy",
+                to=[seat],
+                data={"holdings": held},
+            )
+    clamp_popularity(p)
+    rec = p["turn_record"]
+    if code in NEGATIVE:
+        rec["fail"] += 1
+        rec["last_fail"] = card_type(card)
+    elif code != "none":
+        rec["success"] += 1
+        rec["last_success"] = card_type(card)
+    return code
+
+
+def _yield_bonus(area_id: str, state: State) -> int:
+    g = geo()
+    return sum(
+        int(g.buildings[b]["effect"].get("amount", 1))
+        for b in state["areas"][area_id]["buildings"]
+        if g.buildings.get(b, {}).get("effect", {}).get("op") == "yield_bonus"
+    )
+
+
+def _remove_one_burden(state: State, seat: int, ref: str, events: list[dict[str, Any]], quiet: bool = False, needs: str | None = None) -> None:
+    g = geo()
+    if needs is not None and needs not in g.burdens.get(ref, {}).get("removed_by", []):
+        return
+    deck = player(state, seat)["deck"]
+    for card in deck["discard"] + deck["draw"]:
+        if card["kind"] == "burden" and card["ref"] == ref:
+            remove_card(state, seat, card["id"])
+            emit(state, events, f"{name(state, seat)} removes a {g.burdens.get(ref, {}).get('name', ref)} burden.", "5.8", "burden")
+            return
+    if not quiet:
+        emit(state, events, "No such burden was left to remove.", "5.8", "burden")
+
+
+def _conquest_c(state: State, seat: int, base: str, target: str, events: list[dict[str, Any]]) -> None:
+    """10.3 partial conquest by population, 10.36 counter-conquest."""
+    g = geo()
+    areas = state["areas"]
+    base_area = areas[base]
+    tarea = areas[target]
+    enemy = tarea["owner"]
+    if enemy is not None:
+        marks = base_area["partial"].get(str(enemy), {})
+        if marks.get(target):
+            marks[target] -= 1
+            if not marks[target]:
+                del marks[target]
+            if not marks:
+                del base_area["partial"][str(enemy)]
+            emit(state, events, f"Counter-conquest: one of {name(state, enemy)}'s C results against {g.areas[base]['name']} is removed.", "10.36", "partial")
+            return
+    mine = tarea["partial"].setdefault(str(seat), {})
+    mine[base] = mine.get(base, 0) + 1
+    total = sum(mine.values())
+    pop = int(g.areas[target].get("population", 1))
+    if total >= pop:
+        conquer(state, seat, target, events, diplomatic=False)
+    else:
+        emit(state, events, f"{g.areas[target]['name']} is partially conquered ({total} of {pop}).", "10.3", "partial")
+
+
+def _diplomacy_result(state: State, seat: int, target: str, code: str, events: list[dict[str, Any]]) -> None:
+    """12.3: T, C and T/C."""
+    from app.engine.flow import start_parley
+
+    areas = state["areas"]
+    area = areas[target]
+    if code == "T":
+        add_tie(state, seat, target, events)
+    elif code in ("C", "T/C"):
+        if area["owner"] == seat:
+            add_tie(state, seat, target, events)  # 12.19: against one's own area every success is a tie
+            return
+        old = area["owner"]
+        had_tie = seat in area["ties"]
+        if code == "T/C" and not had_tie:
+            area["ties"].append(seat)
+            area["ties"].sort()
+            emit(state, events, f"{name(state, seat)} forms a diplomatic tie with {geo().areas[target]['name']}.", "12.3", "tie")
+        unclaimed_before = not area["claims"]
+        conquer(state, seat, target, events, diplomatic=True)
+        if code == "T/C" and unclaimed_before and seat not in area["claims"] and area["religion"] == leader(state, seat)["religion"]:
+            area["claims"].append(seat)  # 18 P2.4
+            emit(state, events, f"{name(state, seat)} gains a claim by the T/C result.", "18.24", "claim")
+        if old is not None and not player(state, old)["accursed"]:
+            start_parley(state, old, "contest", target, events, against=seat)  # 12.32 / 20.41
+
+
+def _convert_result(state: State, seat: int, target: str, code: str, events: list[dict[str, Any]], rebellion_check: Any) -> None:
+    """22.2: conversion by repeated results against one's own area."""
+    g = geo()
+    area = state["areas"][target]
+    if code == "CV":
+        prog = area["convert"]
+        prog[str(seat)] = prog.get(str(seat), 0) + 1
+        need = conversion_differential(state, seat, target)
+        if prog[str(seat)] >= need:
+            area["religion"] = leader(state, seat)["religion"]
+            area["convert"] = {}
+            p = player(state, seat)
+            p["conversions"] += 1
+            p["vp"] += 3
+            emit(state, events, f"{g.areas[target]['name']} converts to {name(state, seat)}'s religion (+3 VP).", "22.28", "convert")
+        else:
+            emit(state, events, f"Conversion of {g.areas[target]['name']}: {prog[str(seat)]} of {need}.", "22.2", "convert")
+    elif code == "-1TU":
+        social_change(state, target, -1)
+        area["unrest"] = True
+        emit(state, events, f"{g.areas[target]['name']} resists conversion: it loses a social level and enters unrest.", "22.2", "unrest")
+        rebellion_check(state, seat, target, 0, events, rule="22.2")
+
+
+def conversion_differential(state: State, seat: int, target: str) -> int:
+    """22.2: conviction of the area's religion minus proselytism of the leader's;
+    halved with a tie (22.24) and with Missionary Fervour (22.23); at least 1."""
+    g = geo()
+    area = state["areas"][target]
+    conviction = int(g.religion.get(area["religion"], {}).get("conviction", 2))
+    prosely = int(g.religion.get(leader(state, seat)["religion"], {}).get("proselytism", 1))
+    diff = max(1, conviction - prosely)
+    if seat in area["ties"]:
+        diff //= 2
+    if has_ability(state, seat, "missionary_fervor"):
+        diff //= 2
+    diff -= ability_sum(state, seat, "conversion_bonus")
+    if "temple" in area["buildings"]:
+        diff -= 1  # 8.1: a temple helps conversion
+    return max(1, diff)
+
+
+def endeavour_is_open(state: State, seat: int, action: dict[str, Any]) -> bool:
+    """The same test `endeavour_actions` applies, for one action (cheap, for `explain`)."""
+    card = player(state, seat)["deck"]["hand"]
+    kind = action.get("kind")
+    if card is None or state.get("step") != "drawn" or state.get("active") != seat or kind not in kinds_for(card):
+        return False
+    option = action.get("option")
+    costs = loc_costs(state, seat)
+    if (action.get("base"), action.get("target"), option) not in targets(state, seat, str(kind), costs):
+        return False
+    cost, _ = base_cost(state, seat, str(kind), action["base"], action["target"], option, costs)
+    t = action.get("talents")
+    expected = {"type", "kind", "base", "target", "talents"} | ({"option"} if option is not None else set())
+    return type(t) is int and 0 <= t <= max_talents(state, seat, cost) and set(action) == expected
+
+
+def endeavour_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    """Every endeavour the drawn advisor may undertake now (9.1)."""
+    p = player(state, seat)
+    card = p["deck"]["hand"]
+    if card is None:
+        return []
+    out: list[dict[str, Any]] = []
+    costs = loc_costs(state, seat)
+    for kind in kinds_for(card):
+        for base, target, option in targets(state, seat, kind, costs):
+            cost, _ = base_cost(state, seat, kind, base, target, option, costs)
+            top = max_talents(state, seat, cost)
+            for t in range(0, top + 1):
+                act: dict[str, Any] = {"type": "endeavour", "kind": kind, "base": base, "target": target, "talents": t}
+                if option is not None:
+                    act["option"] = option
+                out.append(act)
+    return out
+

@@ -1,0 +1,244 @@
+"""What a seat may see (built by allowlist) and `explain` (docs/engine-contract.md)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from app.engine.core import State, card_name, card_type, geo, player
+from app.engine.deck import draw_odds, next_draw_pile, petition_cost
+from app.engine.economy import rebellion_odds, rebellion_terms
+from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
+from app.engine.errors import IllegalAction
+from app.engine.flow import pending
+from app.engine.rules import RESULT_TEXT, SPECS
+from app.engine.scoring import score
+
+AREA_KEYS = ("owner", "social", "unrest", "fort", "ties", "claims", "partial", "buildings", "language", "religion", "usurper", "rebel_of")
+
+
+def _card(card: dict[str, Any] | None) -> dict[str, Any] | None:
+    if card is None:
+        return None
+    return {"id": card["id"], "kind": card["kind"], "ref": card["ref"], "name": card_name(card), "type": card_type(card)}
+
+
+def _public_player(state: State, seat: int) -> dict[str, Any]:
+    p = player(state, seat)
+    e = p["emperor"]
+    return {
+        "seat": seat,
+        "power": p["power"],
+        "name": p["name"],
+        "colour": p.get("colour"),
+        "emperor": {
+            "ruler": e["ruler"],
+            "name": e["name"],
+            "age": e["age"],
+            "reign_years": e["reign_years"],
+            "statures": dict(e["statures"]),
+            "language": e["language"],
+            "religion": e["religion"],
+        },
+        "fallen": [dict(f) for f in p["fallen"]],
+        "talents": p["talents"],
+        "influence": p["influence"],
+        "popularity": p["popularity"],
+        "years_left": p["years_left"],
+        "draw_count": len(p["deck"]["draw"]),
+        "discard_count": len(p["deck"]["discard"]),
+        "has_hand": p["deck"]["hand"] is not None,
+        "notables": sorted(c["ref"] for c in p["deck"]["draw"] + p["deck"]["discard"] + ([p["deck"]["hand"]] if p["deck"]["hand"] else []) if c["kind"] == "notable"),
+        "innovations": list(p["innovations"]),
+        "in_play": list(p["in_play"]),
+        "holdings_count": len(p["holdings"]),
+        "court": p["court"],
+        "exiled": p["exiled"],
+        "accursed": p["accursed"],
+        "vp": p["vp"],
+        "strikes": p["strikes"],
+        "petitions": p["petitions"],
+    }
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    g = geo()
+    n = len(state["players"])
+    if seat is not None and not (type(seat) is int and 0 <= seat < n):
+        raise IllegalAction("There is no such seat in this game.", "bad_seat")
+    out: dict[str, Any] = {
+        "scenario": state["scenario"],
+        "turn": state["turn"],
+        "end_turn": state["end_turn"],
+        "year": state["year"],
+        "round": state["round"],
+        "rounds": state["rounds"],
+        "phase": state["phase"],
+        "order": list(state["order"]),
+        "active": state["active"],
+        "step": state["step"],
+        "over": state["over"],
+        "players": [_public_player(state, s) for s in range(n)],
+        # The allowlisted AREA_KEYS, in that order, deep-copied: ties, claims and
+        # buildings hold scalars and partial is {seat: {base: n}}
+        # (docs/engine-contract.md), so copying the containers is a deep copy, at
+        # a third of the cost of a ``marshal`` round trip.
+        "areas": {
+            a: {
+                "owner": x["owner"],
+                "social": x["social"],
+                "unrest": x["unrest"],
+                "fort": x["fort"],
+                "ties": x["ties"][:],
+                "claims": x["claims"][:],
+                "partial": {s: bases.copy() for s, bases in x["partial"].items()},
+                "buildings": x["buildings"][:],
+                "language": x["language"],
+                "religion": x["religion"],
+                "usurper": x["usurper"],
+                "rebel_of": x["rebel_of"],
+            }
+            for a, x in state["areas"].items()
+        },
+        "market": {"row": [{"card": e["card"], "name": g.notables[e["card"]]["name"], "coins": e["coins"]} for e in state["market"]["row"]], "deck_count": len(state["market"]["deck"])},
+        "counters": {"pool": dict(sorted(Counter(state["counters"]["pool"]).items())), "out": list(state["counters"]["out"])},
+        "fate_deck_count": len(state["fate"]["deck"]),
+        "fate_discard": [c["ref"] for c in state["fate"]["discard"]],
+        "relations": {k: dict(v) for k, v in state["relations"]["pairs"].items()},
+        "hegemons": list(state["relations"]["hegemons"]),
+        "coalitions": {k: list(v) for k, v in state["relations"]["coalitions"].items()},
+        "prompts": pending(state),
+        "score": {str(s): v for s, v in score(state).items()},
+        "result": state["result"],
+    }
+    it = state["interrupt"]
+    out["interrupt"] = None if it is None else {"attacker": it["attacker"], "defender": it["defender"], "kind": it["action"]["kind"], "base": it["action"]["base"], "target": it["action"]["target"], "rating": it["rating"], "terms": [dict(t) for t in it["terms"]]}
+    pa = state["parley"]
+    if pa is None:
+        out["parley"] = None
+    else:
+        done = len(pa["votes"]) == len(pa["eligible"])
+        out["parley"] = {"question": pa["question"], "caller": pa["caller"], "area": pa["area"], "eligible": list(pa["eligible"]), "weights": dict(pa["weights"]), "voted": sorted(int(s) for s in pa["votes"]), "votes": dict(pa["votes"]) if done else None}
+    rq = state["request"]
+    out["request"] = None if rq is None else {"kind": rq["kind"], "seat": rq["seat"], "area": rq["area"], "ask": list(rq["ask"]), "answered": sorted(int(s) for s in rq["answers"])}
+    d = state["diplo"]
+    out["diplomacy"] = None if d is None else {"pos": d["pos"], "passes": d["passes"], "proposal": dict(d["proposal"]) if d["proposal"] else None}
+    ini = state["initiative"]
+    out["initiative"] = None if ini is None else {"rolls": dict(ini["rolls"]), "pickers": list(ini["pickers"]), "slots": list(ini["slots"])}
+    if seat is not None:
+        p = player(state, seat)
+        deck = p["deck"]
+        listing = [_card(c) for c in deck["draw"] + deck["discard"]]
+        out["me"] = {
+            "seat": seat,
+            "hand": _card(deck["hand"]),
+            "deck_list": sorted(listing, key=lambda c: (c["kind"], c["ref"], c["id"])),
+            "draw_list": sorted((_card(c) for c in deck["draw"]), key=lambda c: (c["kind"], c["ref"], c["id"])),
+            "discard": [_card(c) for c in deck["discard"]],
+            "removed": [_card(c) for c in deck["removed"]],
+            "holdings": [{"id": h["id"], "ref": h["ref"], "name": g.fate.get(h["ref"], {}).get("name"), "text": g.fate.get(h["ref"], {}).get("text")} for h in p["holdings"]],
+            "draw_odds": draw_odds(p),
+            "petition_cost": petition_cost(state, seat),
+            "strikes": p["strikes"],
+            "taxed": list(p["taxed"]),
+            "tax_state": p["tax_state"],
+        }
+    return out
+
+
+def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    """The rating term by term and the exact odds, before the player commits."""
+    if not isinstance(action, dict):
+        raise IllegalAction("An action must be an object with a 'type'.", "malformed")
+    if type(seat) is not int or not 0 <= seat < len(state["players"]):
+        raise IllegalAction("There is no such seat in this game.", "bad_seat")
+    t = action.get("type")
+    p = player(state, seat)
+    if t == "endeavour":
+        card = p["deck"]["hand"]
+        if card is None or state["interrupt"] or state["parley"] or state["request"] or not endeavour_is_open(state, seat, action):
+            raise IllegalAction("That endeavour is not open to you now.", "illegal")
+        kind = action["kind"]
+        cost, cost_terms = base_cost(state, seat, kind, action["base"], action["target"], action.get("option"))
+        total, terms = rating(state, seat, card, kind, action["base"], action["target"], action.get("option"), action["talents"])
+        odds = result_odds(state, seat, card, kind, total)
+        out: dict[str, Any] = {
+            "type": "endeavour",
+            "kind": kind,
+            "rule": SPECS[kind]["rule"],
+            "terms": terms,
+            "rating": total,
+            "cost": cost + action["talents"],
+            "cost_terms": cost_terms + ([{"term": "extra talents", "value": action["talents"], "rule": "9.33"}] if action["talents"] else []),
+            "odds": odds,
+            "results": {k: RESULT_TEXT.get(k, k) for k in odds},
+        }
+        target_owner = state["areas"].get(action["target"], {}).get("owner")
+        if kind in ("conquest", "pillage") and target_owner is not None:
+            d = player(state, target_owner)
+            dt = defense_terms(state, target_owner, 0)
+            worst = total + sum(int(x["value"]) for x in dt)
+            out["if_defended"] = {"defender": target_owner, "terms_without_extra_talents": dt, "rating": worst, "odds": result_odds(state, seat, card, kind, worst), "defender_years": d["years_left"]}
+        return out
+    if t in ("draw", "petition"):
+        odds = draw_odds(p)
+        strikes = p["strikes"] if t == "petition" else 0
+        out = {"type": t, "draw_odds": odds, "strikes": strikes, "cost": petition_cost(state, seat) if t == "petition" else 0}
+        shield = False
+        from app.engine.core import has_ability
+
+        if has_ability(state, seat, "burden_shield") and not (p["shield_used"] and t == "petition"):
+            shield = True
+        out["bust_odds"] = odds["burden"] if strikes >= 1 and not shield else 0.0
+        out["strike_odds"] = odds["burden"]
+        out["pile"] = len(next_draw_pile(p))
+        return out
+    if t in ("tax", "plunder"):
+        area = str(action.get("area"))
+        if area not in state["areas"]:
+            raise IllegalAction("No such area.", "bad_area")
+        amount = action.get("amount", 0)
+        if t == "tax" and (type(amount) is not int or amount < 0):
+            raise IllegalAction("The amount must be a whole number of talents.", "bad_amount")
+        demanded = amount if t == "tax" else 3
+        court = area == p["court"] and t == "tax"
+        check = not court and (t == "tax" or state["areas"][area]["unrest"])
+        terms = rebellion_terms(state, seat, area, demanded) if check else []
+        value = sum(int(x["value"]) for x in terms)
+        return {"type": t, "area": area, "check": check, "terms": terms, "rebellion_value": value, "odds": rebellion_odds(value) if check else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0}, "rule": "17.3"}
+    if t in ("defend", "decline"):
+        it = state["interrupt"]
+        if it is None or it["defender"] != seat:
+            raise IllegalAction("No attack is waiting for your answer.", "no_interrupt")
+        talents = action.get("talents", 0) if t == "defend" else 0
+        if type(talents) is not int or talents < 0:
+            raise IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
+        dterms = defense_terms(state, seat, talents) if t == "defend" else []
+        after = it["rating"] + sum(int(x["value"]) for x in dterms)
+        kind = it["action"]["kind"]
+        cost = 0
+        if t == "defend":
+            from app.engine.endeavours import defense_cost
+
+            cost = (defense_cost(state, seat, it["action"]["target"]) or 1) + talents
+        return {
+            "type": t,
+            "kind": kind,
+            "rule": "13.21",
+            "attacker_rating": it["rating"],
+            "terms": dterms,
+            "rating": after,
+            "cost": cost,
+            "odds": result_odds(state, it["attacker"], it["card"], kind, after),
+            "results": {k: RESULT_TEXT.get(k, k) for k in result_odds(state, it["attacker"], it["card"], kind, after)},
+        }
+    if t == "recruit":
+        from app.engine.market import price
+
+        slot = action.get("slot")
+        row = state["market"]["row"]
+        if not isinstance(slot, int) or not 0 <= slot < len(row):
+            raise IllegalAction("There is no such slot in the Court market.", "bad_slot")
+        g = geo()
+        return {"type": t, "slot": slot, "notable": row[slot]["card"], "name": g.notables[row[slot]["card"]]["name"], "price": price(state, seat, slot), "coins": row[slot]["coins"], "skipped": slot, "rule": "6.6"}
+    return {"type": t, "terms": [], "odds": {}}
