@@ -1,0 +1,160 @@
+"""Play one whole game with bots, through the engine API only.
+
+The loop is the one the server runs for bot seats: ``pending`` → the prompted
+seat's ``legal_actions`` and ``view`` → ``choose_action`` → ``apply``. It
+records what the simulation and the tests need: the action log (for replay),
+rounds, petitions and busts, and any error (an exception from the engine, a
+bot choosing an action not in the legal list, a prompt with no legal action,
+a game that does not end).
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app import engine
+from app.bots import choose_action
+
+Action = dict[str, Any]
+
+# A game that takes more actions than this is stuck, not long.
+MAX_ACTIONS = 200_000
+
+
+@dataclass
+class GameRecord:
+    scenario: str
+    seats: list[str]
+    seed: int
+    levels: list[str]
+    options: dict[str, Any] | None = None
+    log: list[tuple[int, Action]] = field(default_factory=list)
+    actions: int = 0
+    rounds: int = 0
+    turns: int = 0
+    petitions: int = 0
+    busts: int = 0
+    errors: list[str] = field(default_factory=list)
+    illegal_choices: int = 0
+    outcome: dict[str, Any] | None = None
+    final_hash: str | None = None
+
+    @property
+    def winner_power(self) -> str | None:
+        if not self.outcome:
+            return None
+        winner = self.outcome.get("winner")
+        if isinstance(winner, int) and 0 <= winner < len(self.seats):
+            return self.seats[winner]
+        return None
+
+    def scores(self) -> list[float]:
+        if not self.outcome:
+            return []
+        raw = self.outcome.get("scores") or {}
+        values: list[float] = []
+        items = raw.values() if isinstance(raw, dict) else raw
+        for item in items:
+            total = item.get("total", item.get("vp", 0)) if isinstance(item, dict) else item
+            if isinstance(total, int | float):
+                values.append(float(total))
+        return values
+
+
+def is_bust(event: dict[str, Any]) -> bool:
+    """Whether an event reports a failed petition (two strikes: rules 5.6)."""
+    kind = str(event.get("kind", ""))
+    return kind in {"petition_failed", "petition_bust", "bust"} or (
+        "petition" in kind and ("fail" in kind or "bust" in kind)
+    )
+
+
+def play_game(
+    scenario: str,
+    seats: list[str],
+    seed: int,
+    levels: list[str] | str = "heuristic",
+    options: dict[str, Any] | None = None,
+    bot_seed: int | None = None,
+    use_explain: bool = False,
+    keep_log: bool = True,
+    on_step: Callable[[dict[str, Any], int, Action, list[dict[str, Any]]], None] | None = None,
+    max_actions: int = MAX_ACTIONS,
+) -> GameRecord:
+    """Play one game to its end; errors are recorded, never raised.
+
+    ``on_step(state, seat, action, events)`` is called after every applied
+    action with the new state (the property tests hook their invariants here).
+    """
+    if isinstance(levels, str):
+        levels = [levels] * len(seats)
+    record = GameRecord(scenario, list(seats), seed, list(levels), options)
+    rng = random.Random(seed * 7919 + 17 if bot_seed is None else bot_seed)
+    try:
+        state = engine.new_game(scenario, list(seats), seed, options)
+    except Exception as exc:
+        record.errors.append(f"new_game: {exc!r}")
+        return record
+    seen_rounds: set[tuple[Any, Any]] = set()
+    try:
+        while engine.outcome(state) is None:
+            if record.actions >= max_actions:
+                record.errors.append(f"no end after {max_actions} actions")
+                break
+            if state.get("phase") == "turn":  # rounds played (4.3), not phases
+                seen_rounds.add((state.get("turn"), state.get("round")))
+            prompts = engine.pending(state)
+            if not prompts:
+                record.errors.append(f"stalled: no prompt at action {record.actions}")
+                break
+            seat = int(prompts[0]["seat"])
+            seat_view = engine.view(state, seat)
+            # The seated view carries the seat's legal actions (the same list as
+            # engine.legal_actions): reading it there saves computing it twice.
+            legal = (seat_view.get("me") or {}).get("legal_actions")
+            if legal is None:
+                legal = engine.legal_actions(state, seat)
+            if not legal:
+                record.errors.append(
+                    f"prompt {prompts[0].get('kind')!r} for seat {seat} with no legal action"
+                )
+                break
+            explain = _explainer(state, seat) if use_explain else None
+            action = choose_action(record.levels[seat], seat_view, legal, rng, explain)
+            if action not in legal:
+                record.illegal_choices += 1
+                record.errors.append(f"bot chose an unlisted action {action!r}")
+                break
+            if action.get("type") == "petition":
+                record.petitions += 1
+            state, events = engine.apply(state, seat, action)
+            record.actions += 1
+            if keep_log:
+                record.log.append((seat, action))
+            record.busts += sum(1 for event in events if is_bust(event))
+            if on_step is not None:
+                on_step(state, seat, action, events)
+    except Exception as exc:
+        record.errors.append(
+            f"{type(exc).__name__} at action {record.actions}: {exc}\n{traceback.format_exc()}"
+        )
+    record.rounds = len(seen_rounds)
+    record.turns = int(state.get("turn") or 0)
+    record.outcome = engine.outcome(state) if not record.errors else None
+    try:
+        record.final_hash = engine.state_hash(state)
+    except Exception as exc:  # pragma: no cover - reported, not raised
+        record.errors.append(f"state_hash: {exc!r}")
+    return record
+
+
+def _explainer(state: dict[str, Any], seat: int) -> Callable[[Action], dict[str, Any]]:
+    def explain(action: Action) -> dict[str, Any]:
+        answer: dict[str, Any] = engine.explain(state, seat, action)
+        return answer
+
+    return explain

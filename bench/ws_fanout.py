@@ -1,0 +1,387 @@
+"""Websocket fan-out: commit -> receipt latency on every socket of N live games.
+
+    python bench/ws_fanout.py --games N [--moves M] [--think S] [--db sqlite|postgresql] [--json]
+
+What it does (loopback only, bounded):
+1. starts a real server on this machine: ``imperial-glory serve`` (uvicorn) in a
+   subprocess, on a fresh SQLite file (default) or a fresh PostgreSQL database on
+   127.0.0.1:5432 (``--db postgresql``), migrated first;
+2. signs up six people and creates N games of the six-seat main scenario
+   (``four_empires``: Rome, Parthia, Kushan, Han, Xiongnu, Satavahana), every seat a
+   person, so each game has 6 sockets, one per seat (6 N sockets in all);
+3. every game plays ``--moves`` moves: the prompted seat sends an action on its own
+   socket (a cheap legal choice), waits for the ack and for the update on all six
+   sockets, then "thinks" ``--think`` seconds (uniform 0..2x jitter) before its next move;
+   all games run at once;
+4. latency = the time a socket receives the update minus the server's ``committed_at``
+   stamp in it (wall clock taken by ``publish()`` right after the commit; same machine,
+   same clock). Also reported: send -> ack, and messages per second received.
+
+Prints one JSON object (``--json``) or a short table. Asserts nothing about speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SCENARIO = "four_empires"
+POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
+PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
+PREFERRED = ("pass", "choose_slot", "draw", "dismiss", "end_turn", "decline", "tax")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """One ``imperial-glory serve`` subprocess on a fresh database."""
+
+    def __init__(self, db: str, workdir: Path) -> None:
+        self.db = db
+        self.workdir = workdir
+        self.pg_name: str | None = None
+        if db == "sqlite":
+            self.url = f"sqlite:///{workdir / 'bench.sqlite3'}"
+        else:
+            import psycopg
+
+            self.pg_name = f"ig_bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(
+                PG_SERVER.replace("+psycopg", "") + "/postgres", autocommit=True
+            ) as conn:
+                conn.execute(f'CREATE DATABASE "{self.pg_name}"')
+            self.url = f"{PG_SERVER}/{self.pg_name}"
+        from app.store.cli import upgrade
+
+        upgrade(self.url)
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = (workdir / "server.log").open("wb")
+        env = {**os.environ, "DATABASE_URL": self.url, "LOG_LEVEL": "warning"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
+            + ["--port", str(self.port)],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited; see " + str(workdir / "server.log"))
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.base + "/healthz", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def stop(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)
+        self.log.close()
+        if self.pg_name:
+            import psycopg
+
+            with psycopg.connect(
+                PG_SERVER.replace("+psycopg", "") + "/postgres", autocommit=True
+            ) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
+
+
+class Person:
+    def __init__(self, base: str, index: int) -> None:
+        self.name = f"bench{index}_{uuid.uuid4().hex[:6]}"
+        self.http = httpx.AsyncClient(base_url=base, timeout=120)
+        self.cookie = ""
+
+    async def signup(self) -> None:
+        r = await self.http.post(
+            "/api/signup", json={"username": self.name, "password": "bench horse 1"}
+        )
+        r.raise_for_status()
+        self.http.headers["X-CSRF-Token"] = r.json()["csrf_token"]
+        self.cookie = self.http.cookies.get("ig_session") or ""
+
+
+async def create_game(people: list[Person]) -> int:
+    host = people[0]
+    r = await host.http.post(
+        "/api/games",
+        json={
+            "scenario": SCENARIO,
+            "seats": [{"kind": "human"} for _ in POWERS],
+            "public": True,
+            "pace": "72h",
+            "power": POWERS[0],
+        },
+    )
+    r.raise_for_status()
+    game_id = int(r.json()["id"])
+    for person, power in zip(people[1:], POWERS[1:], strict=True):
+        r = await person.http.post(f"/api/games/{game_id}/join", json={"power": power})
+        r.raise_for_status()
+    r = await host.http.post(f"/api/games/{game_id}/start")
+    r.raise_for_status()
+    return game_id
+
+
+class Sock:
+    """One seat's socket: keeps the latest view and wakes waiters on every message."""
+
+    def __init__(self, ws: ClientConnection, stats: dict[str, Any]) -> None:
+        self.ws = ws
+        self.stats = stats
+        self.state: dict[str, Any] | None = None
+        self.version = -1
+        self.acks: dict[str, dict[str, Any]] = {}
+        self.changed = asyncio.Event()
+        self.task = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        with contextlib.suppress(Exception):
+            async for text in self.ws:
+                now = time.time()
+                msg = json.loads(text)
+                self.stats["messages"] += 1
+                kind = msg.get("type")
+                if kind == "ping":
+                    await self.ws.send('{"type":"pong"}')
+                elif kind in ("state", "sync", "update"):
+                    self.state = msg
+                    self.version = max(self.version, int(msg["version"]))
+                    if kind == "update" and "committed_at" in msg and self.stats["measure"]:
+                        self.stats["latency"].append(now - float(msg["committed_at"]))
+                elif kind in ("ack", "error"):
+                    self.acks[str(msg.get("req_id"))] = msg
+                self.changed.set()
+
+    async def until(self, pred: Any, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not pred():
+            self.changed.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+
+def choose(msg: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    legal = msg["legal_actions"]
+    for kind in PREFERRED:
+        for action in legal:
+            if action["type"] == kind or action.get("move") == kind:
+                return dict(action)
+    return dict(rng.choice(legal))
+
+
+async def play(
+    game_id: int, socks: list[Sock], moves: int, think: float, stats: dict[str, Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    await asyncio.sleep(rng.random() * think)  # spread the games' first moves
+    for _ in range(moves):
+        top = max(s.version for s in socks)
+        try:
+            for s in socks:
+                await s.until(lambda s=s, top=top: s.version >= top, timeout=120)
+        except TimeoutError:
+            stats["lost"] += 1
+            return
+        state = socks[0].state
+        assert state is not None
+        if state["status"] != "active" or not state["prompts"]:
+            return
+        seat = int(state["prompts"][0]["seat"])
+        sock = socks[seat]
+        req = uuid.uuid4().hex
+        sent = time.time()
+        await sock.ws.send(
+            json.dumps(
+                {
+                    "type": "action",
+                    "action": choose(sock.state or {}, rng),
+                    "expected_version": top,
+                    "idempotency_key": req,
+                    "req_id": req,
+                }
+            )
+        )
+        try:
+            await sock.until(lambda sock=sock, req=req: req in sock.acks, timeout=300)
+        except TimeoutError:
+            stats["timeouts"] += 1
+            continue
+        reply = sock.acks.pop(req)
+        stats["act"].append(time.time() - sent)
+        if reply["type"] != "ack":
+            stats["errors"] += 1
+            continue
+        stats["actions"] += 1
+        version = int(reply["version"])
+        for s in socks:
+            try:
+                await s.until(lambda s=s, v=version: s.version >= v, timeout=30)
+            except TimeoutError:
+                stats["lost"] += 1
+        await asyncio.sleep(think * 2 * rng.random())
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
+    stats: dict[str, Any] = {
+        "messages": 0,
+        "latency": [],
+        "act": [],
+        "actions": 0,
+        "errors": 0,
+        "lost": 0,
+        "timeouts": 0,
+        "measure": False,
+    }
+    t0 = time.monotonic()
+    people = [Person(server.base, i) for i in range(len(POWERS))]
+    for person in people:
+        await person.signup()
+    limit = asyncio.Semaphore(8)
+
+    async def make() -> int:
+        async with limit:
+            return await create_game(people)
+
+    games = await asyncio.gather(*(make() for _ in range(args.games)))
+    ws_base = server.base.replace("http://", "ws://")
+    tables: list[list[Sock]] = []
+    for game_id in games:
+        table = []
+        for person in people:
+            ws = await connect(
+                f"{ws_base}/ws/games/{game_id}",
+                additional_headers={"Cookie": f"ig_session={person.cookie}"},
+                max_size=None,
+                open_timeout=120,
+                # Liveness is the app's heartbeat (it answers the server's pings); the
+                # library's own keepalive would only measure this client's own backlog.
+                ping_interval=None,
+            )
+            await ws.send(json.dumps({"type": "hello", "last_seq": None}))
+            table.append(Sock(ws, stats))
+        tables.append(table)
+    for table in tables:
+        for s in table:
+            await s.until(lambda s=s: s.state is not None)
+    setup = time.monotonic() - t0
+
+    stats["measure"] = True
+    stats["messages"] = 0
+    t1 = time.monotonic()
+    await asyncio.gather(
+        *(
+            play(game_id, table, args.moves, args.think, stats, seed=i)
+            for i, (game_id, table) in enumerate(zip(games, tables, strict=True))
+        )
+    )
+    duration = time.monotonic() - t1
+    for table in tables:
+        for s in table:
+            await s.ws.close()
+            s.task.cancel()
+    for person in people:
+        await person.http.aclose()
+    lat = [x * 1000 for x in stats["latency"]]
+    act = [x * 1000 for x in stats["act"]]
+    return {
+        "games": args.games,
+        "sockets": args.games * len(POWERS),
+        "db": args.db,
+        "scenario": SCENARIO,
+        "moves_per_game": args.moves,
+        "think_s": args.think,
+        "actions": stats["actions"],
+        "action_errors": stats["errors"],
+        "updates_measured": len(lat),
+        "lost": stats["lost"],
+        "ack_timeouts": stats["timeouts"],
+        "p50_ms": round(pct(lat, 0.50), 2),
+        "p90_ms": round(pct(lat, 0.90), 2),
+        "p99_ms": round(pct(lat, 0.99), 2),
+        "max_ms": round(max(lat), 2) if lat else None,
+        "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
+        "send_to_ack_p50_ms": round(pct(act, 0.50), 2),
+        "send_to_ack_p99_ms": round(pct(act, 0.99), 2),
+        "messages_per_s": round(stats["messages"] / duration, 1),
+        "actions_per_s": round(stats["actions"] / duration, 1),
+        "duration_s": round(duration, 2),
+        "setup_s": round(setup, 2),
+        "cpus": os.cpu_count(),
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--moves", type=int, default=10, help="moves per game")
+    parser.add_argument("--think", type=float, default=3.0, help="mean seconds between moves")
+    parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--server-log", help="keep the server's log at this path")
+    args = parser.parse_args(argv)
+    if not 1 <= args.games <= 1000 or not 1 <= args.moves <= 1000:
+        parser.error("--games and --moves must be between 1 and 1000")
+    with tempfile.TemporaryDirectory(prefix="ig-bench-") as tmp:
+        server = Server(args.db, Path(tmp))
+        try:
+            result = asyncio.run(run(args, server))
+        finally:
+            server.stop()
+            if args.server_log:
+                Path(args.server_log).write_bytes((Path(tmp) / "server.log").read_bytes())
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>20}  {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
