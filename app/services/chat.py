@@ -1,0 +1,56 @@
+"""Table talk: the seated players (and the host) post; whoever may see the game reads.
+
+Chat does not bump the game's version (it must not make a pending decision stale)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.services import lobby
+from app.services.errors import Forbidden, Invalid
+from app.store.models import ChatMessage, User
+
+MAX_CHARS = 1000
+
+
+def post(db: Session, game_id: int, user: User, text: str) -> ChatMessage:
+    game = lobby.get_game(db, game_id)
+    if lobby.seat_of(game, user.id) is None and game.host_id != user.id:
+        raise Forbidden("Only the players of this game can talk at its table.")
+    text = text.strip()
+    if not text:
+        raise Invalid("Say something first.", field="text")
+    if len(text) > MAX_CHARS:
+        raise Invalid(f"Keep it under {MAX_CHARS} characters.", field="text")
+    message = ChatMessage(game_id=game.id, user_id=user.id, text=text)
+    db.add(message)
+    db.flush()
+    return message
+
+
+def since(
+    db: Session, game_id: int, user_id: int | None, after_id: int = 0, limit: int = 200
+) -> list[dict[str, Any]]:
+    game = lobby.get_game(db, game_id)
+    if not lobby.can_see(db, game, user_id):
+        raise Forbidden("This game is private.")
+    rows = db.scalars(
+        select(ChatMessage)
+        .where(ChatMessage.game_id == game_id, ChatMessage.id > after_id)
+        .order_by(ChatMessage.id)
+        .limit(limit)
+    ).all()
+    return [message_json(m) for m in rows]
+
+
+def message_json(m: ChatMessage) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "user_id": m.user_id,
+        "username": m.user.username,
+        "text": m.text,
+        "at": m.created_at.isoformat(),
+    }

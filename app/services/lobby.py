@@ -1,0 +1,460 @@
+"""The lobby: create a game, invite, join / leave a seat, bots, start, lists."""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from app.services import gamelog
+from app.services.errors import Conflict, Forbidden, Invalid, NotFound
+from app.store.models import Game, Invite, Seat, User
+from app.store.types import utcnow
+
+PACES: dict[str, int] = {"live": 5 * 60, "24h": 24 * 3600, "72h": 72 * 3600}
+PACE_LABELS = {
+    "live": "live (5 minutes a decision)",
+    "24h": "24 hours a decision",
+    "72h": "72 hours a decision",
+}
+MAX_SEATS = 6
+
+
+# --------------------------------------------------------------------------- content
+
+
+def scenarios() -> list[dict[str, Any]]:
+    """The scenarios of the content pack (teaching ones first)."""
+    from app.engine.content import content
+
+    found: list[dict[str, Any]] = list(content().get("scenarios", []) or [])
+    return sorted(found, key=lambda s: (not s.get("teaching", False), s.get("start_year", 0)))
+
+
+def scenario(scenario_id: str) -> dict[str, Any]:
+    for s in scenarios():
+        if s["id"] == scenario_id:
+            return s
+    raise Invalid(f"There is no scenario called {scenario_id!r}.", field="scenario")
+
+
+def default_scenario_id() -> str | None:
+    found = scenarios()
+    return found[0]["id"] if found else None
+
+
+def seat_bounds(s: dict[str, Any]) -> tuple[int, int]:
+    powers = len(s.get("powers", []))
+    low = int(s.get("min_players", 1) or 1)
+    high = int(s.get("max_players", powers) or powers)
+    return max(1, low), min(high, powers, MAX_SEATS)
+
+
+def bot_levels() -> tuple[str, ...]:
+    try:
+        from app.bots import BOT_LEVELS
+    except ImportError:  # the bots package not installed yet
+        return ()
+    return tuple(BOT_LEVELS)
+
+
+def check_bot_level(level: str | None) -> str:
+    levels = bot_levels()
+    if not level:
+        level = "heuristic" if "heuristic" in levels else (levels[0] if levels else "")
+    if level not in levels:
+        raise Invalid(
+            f"There is no bot level {level!r} (choose one of {', '.join(levels) or 'none'}).",
+            field="bot_level",
+        )
+    return level
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def get_game(db: Session, game_id: int) -> Game:
+    game = db.scalar(select(Game).where(Game.id == game_id).options(selectinload(Game.seats)))
+    if game is None:
+        raise NotFound(f"There is no game {game_id}.")
+    return game
+
+
+def invite_code(db: Session, game: Game) -> str | None:
+    return db.scalar(select(Invite.code).where(Invite.game_id == game.id).order_by(Invite.id))
+
+
+def game_for_code(db: Session, code: str) -> Game:
+    invite = db.scalar(select(Invite).where(Invite.code == code))
+    if invite is None:
+        raise NotFound("That invite link is not valid (or the game was removed).")
+    return get_game(db, invite.game_id)
+
+
+def seat_of(game: Game, user_id: int | None) -> Seat | None:
+    if user_id is None:
+        return None
+    return next((s for s in game.seats if s.user_id == user_id), None)
+
+
+def can_see(db: Session, game: Game, user_id: int | None, code: str | None = None) -> bool:
+    """Public games are open to all; a private one to its seated players, its host
+    and whoever holds the invite code."""
+    if game.public or (user_id is not None and (game.host_id == user_id or seat_of(game, user_id))):
+        return True
+    return bool(code) and code == invite_code(db, game)
+
+
+def touch(game: Game) -> None:
+    """A change clients may care about: bump the version."""
+    game.version += 1
+    game.updated_at = utcnow()
+
+
+# --------------------------------------------------------------------------- create
+
+
+@dataclass
+class SeatSpec:
+    kind: str  # "human" | "bot"
+    bot_level: str | None = None
+
+
+def create_game(
+    db: Session,
+    host: User,
+    scenario_id: str,
+    seats: list[SeatSpec],
+    pace: str = "live",
+    public: bool = True,
+    host_power: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> Game:
+    s = scenario(scenario_id)
+    low, high = seat_bounds(s)
+    if not low <= len(seats) <= high:
+        raise Invalid(
+            f"{s.get('name', scenario_id)} is for {low} to {high} players, not {len(seats)}.",
+            field="seats",
+        )
+    if pace not in PACES:
+        raise Invalid(f"Pace is one of {', '.join(PACES)}.", field="pace")
+    kinds = [spec.kind for spec in seats]
+    if any(k not in ("human", "bot") for k in kinds):
+        raise Invalid("Each seat is 'human' or 'bot'.", field="seats")
+    if "human" not in kinds:
+        raise Invalid("At least one seat must be a person: yours.", field="seats")
+    powers = [p["id"] for p in s["powers"]]
+    if host_power is not None and host_power not in powers:
+        raise Invalid(f"{host_power!r} is not a power of this scenario.", field="power")
+    game = Game(
+        scenario=scenario_id,
+        status="lobby",
+        host_id=host.id,
+        public=public,
+        pace=pace,
+        options=dict(options or {}),
+        version=1,
+        deadlines={},
+    )
+    db.add(game)
+    host_seated = False
+    for index, spec in enumerate(seats):
+        seat = Seat(index=index, missed=0)
+        if spec.kind == "bot":
+            seat.bot_level = check_bot_level(spec.bot_level)
+        elif not host_seated:
+            seat.user, seat.user_id = host, host.id
+            seat.power = host_power
+            seat.joined_at = utcnow()
+            host_seated = True
+        game.seats.append(seat)
+    db.flush()
+    db.add(Invite(game_id=game.id, code=secrets.token_urlsafe(9), created_by=host.id))
+    db.flush()
+    return game
+
+
+# --------------------------------------------------------------------------- seats
+
+
+def _lobby(game: Game) -> None:
+    if game.status != "lobby":
+        raise Conflict("The game has already started.")
+
+
+def _host(game: Game, user: User) -> None:
+    if game.host_id != user.id:
+        raise Forbidden("Only the host can do that.")
+
+
+def _seat(game: Game, index: int) -> Seat:
+    for seat in game.seats:
+        if seat.index == index:
+            return seat
+    raise NotFound(f"There is no seat {index}.")
+
+
+def _check_power(db: Session, game: Game, power: str | None, seat: Seat) -> None:
+    if power is None:
+        return
+    powers = [p["id"] for p in scenario(game.scenario)["powers"]]
+    if power not in powers:
+        raise Invalid(f"{power!r} is not a power of this scenario.", field="power")
+    taken = next((s for s in game.seats if s.power == power and s is not seat), None)
+    if taken is not None:
+        raise Conflict(f"Someone already chose {power}; pick another or take a random one.")
+
+
+def join(
+    db: Session,
+    game: Game,
+    user: User,
+    power: str | None = None,
+    seat_index: int | None = None,
+    code: str | None = None,
+) -> Seat:
+    """Take an empty seat (the first one, or `seat_index`), choosing `power` or None = random.
+    A player already seated changes their power choice instead."""
+    _lobby(game)
+    if not can_see(db, game, user.id, code):
+        raise Forbidden("This game is private: you need its invite link.")
+    mine = seat_of(game, user.id)
+    if mine is not None:
+        _check_power(db, game, power, mine)
+        mine.power = power
+        touch(game)
+        db.flush()
+        return mine
+    if seat_index is not None:
+        seat = _seat(game, seat_index)
+        if not seat.is_empty:
+            raise Conflict(f"Seat {seat_index + 1} is taken.")
+    else:
+        empty = [s for s in game.seats if s.is_empty]
+        if not empty:
+            raise Conflict("Every seat is taken.")
+        seat = empty[0]
+    _check_power(db, game, power, seat)
+    seat.user, seat.user_id = user, user.id
+    seat.power = power
+    seat.joined_at = utcnow()
+    touch(game)
+    db.flush()
+    return seat
+
+
+def leave(db: Session, game: Game, user: User) -> None:
+    """Leave before the start. The host leaving cancels the game."""
+    _lobby(game)
+    if game.host_id == user.id:
+        game.status = "aborted"
+        game.finished_at = utcnow()
+        touch(game)
+        db.flush()
+        return
+    seat = seat_of(game, user.id)
+    if seat is None:
+        raise Conflict("You have no seat in this game.")
+    _clear(seat)
+    touch(game)
+    db.flush()
+
+
+def _clear(seat: Seat) -> None:
+    seat.user, seat.user_id = None, None
+    seat.bot_level = None
+    seat.power = None
+    seat.joined_at = None
+
+
+def set_bot(db: Session, game: Game, user: User, index: int, level: str | None) -> Seat:
+    """The host gives an empty (or bot) seat to a bot of `level`."""
+    _lobby(game)
+    _host(game, user)
+    seat = _seat(game, index)
+    if seat.user_id is not None:
+        raise Conflict(f"Seat {index + 1} is held by a player; remove them first.")
+    seat.bot_level = check_bot_level(level)
+    touch(game)
+    db.flush()
+    return seat
+
+
+def open_seat(db: Session, game: Game, user: User, index: int) -> Seat:
+    """The host empties a seat: removes its player or its bot."""
+    _lobby(game)
+    _host(game, user)
+    seat = _seat(game, index)
+    if seat.user_id == game.host_id:
+        raise Conflict("You cannot remove yourself; leave to cancel the game.")
+    _clear(seat)
+    touch(game)
+    db.flush()
+    return seat
+
+
+def start(db: Session, game: Game, user: User) -> Game:
+    """Deal the powers, seed the RNG and make the engine's first state."""
+    from app import engine
+    from app.services import play
+
+    _lobby(game)
+    _host(game, user)
+    empty = [s.index + 1 for s in game.seats if s.is_empty]
+    if empty:
+        raise Conflict(
+            f"Seat(s) {', '.join(map(str, empty))} are still empty: invite someone or give them to bots."
+        )
+    powers = [p["id"] for p in scenario(game.scenario)["powers"]]
+    draw = random.SystemRandom()
+    free = [p for p in powers if p not in {s.power for s in game.seats}]
+    draw.shuffle(free)
+    for seat in game.seats:
+        if seat.power is None:
+            seat.power = free.pop()
+    game.seed = draw.getrandbits(62)
+    state = engine.new_game(
+        game.scenario,
+        [s.power or "" for s in game.seats],
+        game.seed,
+        dict(game.options or {}) or None,
+    )
+    now = utcnow()
+    game.status = "active"
+    game.started_at = now
+    gamelog.save_state(db, game, state, snapshot=True)
+    touch(game)
+    db.flush()
+    play.after_change(db, game, state, acted=set(), now=now)
+    return game
+
+
+def rematch(db: Session, old: Game, user: User) -> Game:
+    """A new game in the lobby with the same scenario, pace and seats (the same people
+    and bot levels; powers drawn afresh), hosted by `user`, who played the old one."""
+    if old.status not in ("finished", "aborted"):
+        raise Conflict("A rematch can follow a game that is over.")
+    if seat_of(old, user.id) is None:
+        raise Forbidden("Only the players of a game can ask for a rematch.")
+    game = Game(
+        scenario=old.scenario,
+        status="lobby",
+        host_id=user.id,
+        public=old.public,
+        pace=old.pace,
+        options=dict(old.options or {}),
+        version=1,
+        deadlines={},
+    )
+    db.add(game)
+    for seat in old.seats:
+        new = Seat(index=seat.index, missed=0, bot_level=seat.bot_level)
+        if seat.user is not None:
+            new.user, new.user_id = seat.user, seat.user_id
+            new.joined_at = utcnow()
+        game.seats.append(new)
+    db.flush()
+    db.add(Invite(game_id=game.id, code=secrets.token_urlsafe(9), created_by=user.id))
+    db.flush()
+    return game
+
+
+# --------------------------------------------------------------------------- lists
+
+
+def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
+    s = next((x for x in scenarios() if x["id"] == game.scenario), {"name": game.scenario})
+    waiting = sorted(int(k) for k in (game.deadlines or {}))
+    mine = seat_of(game, user_id)
+    return {
+        "id": game.id,
+        "scenario": game.scenario,
+        "scenario_name": s.get("name", game.scenario),
+        "status": game.status,
+        "public": game.public,
+        "pace": game.pace,
+        "host": game.host.username if game.host else None,
+        "host_id": game.host_id,
+        "version": game.version,
+        "seats": [seat_summary(seat) for seat in game.seats],
+        "open_seats": sum(1 for seat in game.seats if seat.is_empty),
+        "waiting_for": waiting,
+        "my_seat": mine.index if mine else None,
+        "my_turn": mine is not None and mine.index in waiting,
+        "created_at": game.created_at.isoformat(),
+        "updated_at": game.updated_at.isoformat(),
+        "outcome": game.outcome,
+        "winner": winner_name(game),
+    }
+
+
+def winner_name(game: Game) -> str | None:
+    """The winner as "livia (Han)" for a finished game with one, else None."""
+    winner = (game.outcome or {}).get("winner")
+    seat = next((s for s in game.seats if s.index == winner), None)
+    if seat is None:
+        return None
+    who = seat.user.username if seat.user else f"{seat.bot_level or seat.standin} bot"
+    return f"{who} ({seat.power})" if seat.power else who
+
+
+def seat_summary(seat: Seat) -> dict[str, Any]:
+    return {
+        "index": seat.index,
+        "power": seat.power,
+        "user_id": seat.user_id,
+        "username": seat.user.username if seat.user else None,
+        "bot_level": seat.bot_level,
+        "standin": seat.standin,
+        "empty": seat.is_empty,
+    }
+
+
+def _query() -> Any:
+    return select(Game).options(selectinload(Game.seats), selectinload(Game.host))
+
+
+def open_games(db: Session, limit: int = 50) -> list[Game]:
+    games = db.scalars(
+        _query()
+        .where(Game.status == "lobby", Game.public.is_(True))
+        .order_by(Game.created_at.desc())
+        .limit(limit)
+    ).all()
+    return [g for g in games if any(s.is_empty for s in g.seats)]
+
+
+def my_games(db: Session, user_id: int, limit: int = 100) -> list[Game]:
+    """My lobby and running games, those waiting for me first."""
+    games = list(
+        db.scalars(
+            _query()
+            .join(Seat, Seat.game_id == Game.id)
+            .where(Seat.user_id == user_id, Game.status.in_(("lobby", "active")))
+            .order_by(Game.updated_at.desc())
+            .limit(limit)
+        ).unique()
+    )
+
+    def waiting_for_me(g: Game) -> bool:
+        mine = seat_of(g, user_id)
+        return mine is not None and str(mine.index) in (g.deadlines or {})
+
+    games.sort(key=lambda g: not waiting_for_me(g))  # stable: recent first within each group
+    return games
+
+
+def finished_games(db: Session, user_id: int | None = None, limit: int = 50) -> list[Game]:
+    """Recently finished games: public ones and mine."""
+    query = _query().where(Game.status == "finished")
+    if user_id is not None:
+        mine = select(Seat.game_id).where(Seat.user_id == user_id)
+        query = query.where(Game.public.is_(True) | Game.id.in_(mine))
+    else:
+        query = query.where(Game.public.is_(True))
+    return list(db.scalars(query.order_by(Game.finished_at.desc()).limit(limit)))

@@ -1,0 +1,265 @@
+"""The tables. One game is a row plus an append-only log (actions, events).
+
+- ``games.state`` holds the state at ``games.version`` as the engine's canonical
+  JSON text (``engine.dumps``), so it round-trips exactly; ``snapshots`` keep it
+  every N actions so a replay or an audit need not start from the seed.
+- ``games.version`` rises by one on every change a client may care about (a
+  lobby change, the start, every action); clients send it back as
+  ``expected_version`` and a stale one is refused.
+- ``actions.seq`` is 1, 2, 3 … per game with no gap (unique per game), and
+  ``events.seq`` likewise, so a socket can ask for "what I missed since n".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    true,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from app.store.types import JSONType, UTCDateTime, utcnow
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(32))
+    #: lower-cased username: uniqueness is case-insensitive on every backend.
+    username_key: Mapped[str] = mapped_column(String(32), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str | None] = mapped_column(String(254), default=None)
+    #: a URL that receives a JSON POST when it is this user's turn (e.g. a chat room hook)
+    webhook_url: Mapped[str | None] = mapped_column(String(500), default=None)
+    #: "your turn" notices (e-mail and webhook), at most one per game per hour
+    notify_turns: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: one e-mail a day listing the games waiting for this user
+    daily_digest: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class UserSession(Base):
+    """A login. The cookie holds a random token; only its sha256 is stored."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class LoginFailure(Base):
+    """One failed log-in, for throttling by (username, address)."""
+
+    __tablename__ = "login_failures"
+    __table_args__ = (Index("ix_login_failures_key_ip_at", "username_key", "ip", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username_key: Mapped[str] = mapped_column(String(64))
+    ip: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "games"
+    __table_args__ = (
+        Index("ix_games_status_public", "status", "public"),
+        Index("ix_games_next_deadline", "next_deadline"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    scenario: Mapped[str] = mapped_column(String(64))
+    #: lobby | active | finished | aborted
+    status: Mapped[str] = mapped_column(String(16), default="lobby")
+    host_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    #: live | 24h | 72h (per decision)
+    pace: Mapped[str] = mapped_column(String(8), default="live")
+    options: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    seed: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    #: the highest actions.seq / events.seq of this game (0 = none yet)
+    last_action: Mapped[int] = mapped_column(Integer, default=0)
+    last_event: Mapped[int] = mapped_column(Integer, default=0)
+    #: the state at `version`, canonical JSON text (engine.dumps); None in the lobby.
+    state: Mapped[str | None] = mapped_column(Text, default=None)
+    #: per seat (as a string key) the ISO deadline of its pending prompt.
+    deadlines: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
+    next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+    host: Mapped[User] = relationship(foreign_keys=[host_id])
+    seats: Mapped[list[Seat]] = relationship(
+        back_populates="game", order_by="Seat.index", cascade="all, delete-orphan"
+    )
+
+
+class Seat(Base):
+    """Seat `index` of a game: a person (`user_id`) or a bot (`bot_level`), or empty.
+
+    `power` is the power chosen in the lobby (None = drawn at random at the start);
+    `standin` is the bot level playing for an absent person after repeated missed
+    deadlines, until they take the seat back.
+    """
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("game_id", "index"),
+        UniqueConstraint("game_id", "user_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    index: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None, index=True)
+    bot_level: Mapped[str | None] = mapped_column(String(32), default=None)
+    power: Mapped[str | None] = mapped_column(String(64), default=None)
+    joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    missed: Mapped[int] = mapped_column(Integer, default=0)
+    standin: Mapped[str | None] = mapped_column(String(32), default=None)
+    #: standing orders (app/services/orders.py), answered by the server at once
+    standing_orders: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    user: Mapped[User | None] = relationship(lazy="joined")
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and self.bot_level is None
+
+
+class Invite(Base):
+    """An invite link `/join/{code}`; private games are reachable only this way."""
+
+    __tablename__ = "invites"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    code: Mapped[str] = mapped_column(String(32), unique=True)
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Action(Base):
+    """The action log: replaying seed + these in `seq` order reproduces the game."""
+
+    __tablename__ = "actions"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq"),
+        UniqueConstraint("game_id", "idempotency_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)
+    action: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    #: player | bot | standin | deadline
+    source: Mapped[str] = mapped_column(String(16), default="player")
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    idempotency_key: Mapped[str | None] = mapped_column(String(128), default=None)
+    version: Mapped[int] = mapped_column(Integer)
+    #: the response given to the player who sent it (replayed on a retried key)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    #: events.seq range produced by this action: (first_event, last_event]
+    first_event: Mapped[int] = mapped_column(Integer, default=0)
+    last_event: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Event(Base):
+    """A log line. `visible_to` None = everyone, else the list of seats that may see it."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    action_seq: Mapped[int | None] = mapped_column(Integer, default=None)
+    visible_to: Mapped[list[int] | None] = mapped_column(JSONType, default=None)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Snapshot(Base):
+    __tablename__ = "snapshots"
+    __table_args__ = (UniqueConstraint("game_id", "action_seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: the state after this many actions (0 = the start)
+    action_seq: Mapped[int] = mapped_column(Integer)
+    version: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(Text)
+    state_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ChatMessage(Base):
+    __tablename__ = "chat_messages"
+    __table_args__ = (Index("ix_chat_messages_game_id_id", "game_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class Notification(Base):
+    """A notice sent (or attempted) to a user: a turn notice for a game, or a digest."""
+
+    __tablename__ = "notifications"
+    __table_args__ = (Index("ix_notifications_user_game_at", "user_id", "game_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), default=None
+    )
+    #: turn | digest
+    kind: Mapped[str] = mapped_column(String(16))
+    #: email | webhook
+    channel: Mapped[str] = mapped_column(String(16))
+    #: sending | sent | failed
+    status: Mapped[str] = mapped_column(String(16), default="sending")
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
