@@ -1,0 +1,107 @@
+"""Realtime play: websockets, fan-out across processes (docs/realtime.md).
+
+``publish(game_id, version)`` is the one hook the rest of the app calls: the owner of
+a transaction that changed a game calls it *after commit*. It is thread-safe, never
+blocks, and is a no-op when no realtime runtime is running (CLI, unit tests).
+
+``realtime_lifespan(app)`` starts and stops the runtime inside the web app's lifespan:
+the hub on this event loop, and on PostgreSQL the LISTEN connection and the NOTIFY
+sender thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from app.config import Settings, get_settings
+from app.realtime.hub import Hub
+
+log = logging.getLogger("app.realtime")
+
+
+@dataclass
+class Runtime:
+    """What runs while the web app serves: the hub and, on PostgreSQL, LISTEN/NOTIFY."""
+
+    hub: Hub
+    loop: asyncio.AbstractEventLoop
+    settings: Settings
+    source: Any  # app.realtime.source.ServiceSource
+    listener: Any = None  # PgListener | None
+    publisher: Any = None  # PgPublisher | None
+
+    def publish(self, game_id: int, version: int) -> None:
+        echo = self.publisher is not None
+        # Our own hub is told directly (fastest); other processes learn from NOTIFY,
+        # and our listener skips the echo of it.
+        self.hub.notify_threadsafe(game_id, version, time.time(), echo)
+        if self.publisher is not None:
+            self.publisher.publish(game_id, version)
+
+
+_runtime: Runtime | None = None
+
+
+def runtime() -> Runtime | None:
+    return _runtime
+
+
+def publish(game_id: int, version: int) -> None:
+    """Game `game_id` was committed at `version`: push it to every socket that watches it.
+
+    Call after commit (so a reader in any process sees the change); safe from any thread."""
+    rt = _runtime
+    if rt is None:
+        return
+    try:
+        rt.publish(int(game_id), int(version))
+    except Exception:  # realtime must never break the request that changed the game
+        log.exception("realtime publish failed for game %s", game_id)
+
+
+@asynccontextmanager
+async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
+    """Run the realtime runtime for the duration of the block (the app's lifespan).
+
+    Uses the app's settings and session factory (``app.state``) when it has them."""
+    global _runtime
+    from app.realtime.source import ServiceSource
+
+    state = getattr(app, "state", None)
+    settings: Settings = getattr(state, "settings", None) or get_settings()
+    factory = getattr(state, "sessionmaker", None)
+    if factory is None:
+        from app.store.db import make_engine, make_sessionmaker
+
+        factory = make_sessionmaker(make_engine(settings.database_url))
+    source = ServiceSource(factory)
+    loop = asyncio.get_running_loop()
+    hub = Hub(source, queue_size=settings.ws_queue_size)
+    hub.bind(loop)
+    rt = Runtime(hub=hub, loop=loop, settings=settings, source=source)
+    if not settings.is_sqlite:
+        from app.realtime.pg import PgListener, PgPublisher, libpq_dsn
+
+        dsn = libpq_dsn(settings.database_url)
+        rt.listener = PgListener(dsn, on_notify=hub.notify_remote, on_reconnect=hub.resync_all)
+        await rt.listener.start()
+        rt.publisher = PgPublisher(dsn)
+        rt.publisher.start()
+    previous, _runtime = _runtime, rt
+    if state is not None:
+        state.realtime = rt
+    try:
+        yield rt
+    finally:
+        _runtime = previous
+        if rt.listener is not None:
+            await rt.listener.stop()
+        if rt.publisher is not None:
+            await asyncio.to_thread(rt.publisher.stop)
+        await hub.close()

@@ -1,0 +1,453 @@
+"""The in-process fan-out hub: game id -> the sockets this process serves for it.
+
+Design (docs/realtime.md):
+
+- Every connection owns a BOUNDED ``asyncio.Queue`` of encoded messages and one
+  writer task that drains it into the socket. Nobody else ever awaits a socket, so
+  a slow or dead peer can only fill its own queue; when it is full the hub drops
+  that connection (it resyncs when it reconnects) and carries on with the others.
+- Every game with connections has ONE worker task. A notification ("game G is at
+  version V", from this process or from PostgreSQL NOTIFY) only marks the game
+  dirty; the worker then reloads the game once (in a thread: the store is sync),
+  builds each *seat's* message once and hands it to every socket of that seat.
+  Notifications that arrive while a reload runs coalesce into one more pass, and
+  a version this process has already pushed is ignored (NOTIFY echoes).
+- Joining (the client's ``hello``) goes through the same worker, so the answer to
+  a hello and the updates after it are strictly ordered: no gap, no duplicate.
+
+The hub never touches the database itself: it calls a ``GameSource`` (see
+``app/realtime/source.py``), which is what talks to the platform's services.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+log = logging.getLogger("app.realtime.hub")
+
+# A client more than this many events behind gets a full "state" instead of a "sync".
+SYNC_LIMIT = 500
+# A "state" message carries at most this many of the latest events (for the log pane).
+STATE_TAIL = 200
+
+
+class SocketLike(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Want:
+    """What one group of sockets needs from a reload: a user's view, events after `since`."""
+
+    user_id: int | None
+    since: int | None  # None: a full state (tail of the log) is wanted
+
+
+@dataclass
+class SeatLoad:
+    """One user's slice of a reload."""
+
+    payload: dict[str, Any]  # = play.seat_view(): version, seat, view, legal_actions, prompts…
+    events: dict[int | None, list[dict[str, Any]]]  # since -> events after it (None -> tail)
+    error: tuple[int, str] | None = None  # (close code, reason): access refused / game gone
+
+
+@dataclass
+class GameLoad:
+    """What one reload of a game returns."""
+
+    seats: dict[int | None, SeatLoad]  # per user id (None = anonymous spectator)
+    chat: list[dict[str, Any]]  # chat lines after the `chat_after` asked for (each has `id`)
+    chat_last: int  # the newest chat line id
+
+
+class GameSource(Protocol):
+    """The hub's only window on the platform (implemented in ``source.py``)."""
+
+    def load(self, game_id: int, wants: list[Want], chat_after: int | None) -> GameLoad:
+        """Reload `game_id` once; per user id its view and the events asked for, plus the
+        chat lines after `chat_after` (None: only tell me the newest id).
+
+        Synchronous: called in a worker thread. Must only ever return, for a user,
+        the events and view *that user's seat* may see."""
+        ...
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket as the hub sees it."""
+
+    game_id: int
+    user_id: int | None
+    queue_size: int
+    on_drop: Callable[[Connection, str], None] | None = None
+    seat: int | None = None
+    version: int = -1  # last version pushed to this socket
+    last_seq: int = 0  # last event seq pushed to this socket
+    chat_id: int | None = None  # last chat line id pushed (None: not known yet)
+    joined: bool = False
+    closed: bool = False
+    drop_reason: str | None = None
+    queue: asyncio.Queue[str | None] = field(init=False)
+    dropped: asyncio.Event = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.queue = asyncio.Queue(maxsize=self.queue_size)
+        self.dropped = asyncio.Event()
+
+    def offer(self, message: dict[str, Any] | str) -> bool:
+        """Queue a message without ever waiting; a full queue drops this connection."""
+        if self.closed:
+            return False
+        text = message if isinstance(message, str) else encode(message)
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            self.drop("send queue full (slow consumer)")
+            return False
+        return True
+
+    def drop(self, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.drop_reason = reason
+        self.dropped.set()
+        if self.on_drop is not None:
+            self.on_drop(self, reason)
+
+    async def pump(self, socket: SocketLike) -> None:
+        """The writer task: the only place that awaits this socket's send."""
+        while True:
+            text = await self.queue.get()
+            if text is None or self.closed:
+                return
+            await socket.send_text(text)
+
+
+def encode(message: dict[str, Any]) -> str:
+    return json.dumps(message, separators=(",", ":"), default=str)
+
+
+class Hub:
+    """game id -> connections, one worker per game with listeners."""
+
+    # Reloads are CPU-bound Python (GIL): a few threads keep the database busy without
+    # starving the event loop that serves the sockets.
+    def __init__(self, source: GameSource, *, queue_size: int = 64, threads: int = 3) -> None:
+        self.source = source
+        self.queue_size = queue_size
+        self._members: dict[int, set[Connection]] = {}
+        # game -> {connection: (last_seq, last_chat_id) of its hello}
+        self._joining: dict[int, dict[Connection, tuple[int | None, int | None]]] = {}
+        self._dirty: dict[int, asyncio.Event] = {}
+        self._workers: dict[int, asyncio.Task[None]] = {}
+        # game -> {version: count} of NOTIFYs this process sent and will hear again (skipped).
+        self._echoes: dict[int, dict[int, int]] = {}
+        # game -> (version, wall-clock time publish() was called after its commit), for
+        # updates to carry ``committed_at`` (latency measurement; this process's commits only).
+        self._stamps: dict[int, tuple[int, float]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
+        self.stats = {"reloads": 0, "messages": 0, "dropped": 0}
+
+    # -- lifecycle -----------------------------------------------------------------
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    async def close(self) -> None:
+        for task in list(self._workers.values()):
+            task.cancel()
+        for task in list(self._workers.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._workers.clear()
+        for conns in list(self._members.values()):
+            for conn in list(conns):
+                conn.drop("server shutting down")
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- connections ---------------------------------------------------------------
+    def connection(self, game_id: int, user_id: int | None) -> Connection:
+        return Connection(game_id, user_id, self.queue_size, on_drop=self._on_drop)
+
+    def join(self, conn: Connection, last_seq: int | None, last_chat: int | None = None) -> None:
+        """Ask the game's worker to answer `conn`'s hello (sync or state) and then keep it
+        posted. Also used for a second hello on an open socket (a resync)."""
+        self._joining.setdefault(conn.game_id, {})[conn] = (last_seq, last_chat)
+        self._kick(conn.game_id)
+
+    def leave(self, conn: Connection) -> None:
+        conn.closed = True
+        members = self._members.get(conn.game_id)
+        if members is not None:
+            members.discard(conn)
+        joining = self._joining.get(conn.game_id)
+        if joining is not None:
+            joining.pop(conn, None)
+        # Unblock the writer so its task ends.
+        with contextlib.suppress(asyncio.QueueFull):
+            conn.queue.put_nowait(None)
+
+    def _on_drop(self, conn: Connection, reason: str) -> None:
+        self.stats["dropped"] += 1
+        level = logging.WARNING if "slow" in reason else logging.INFO
+        log.log(
+            level, "dropping socket of game %s (user %s): %s", conn.game_id, conn.user_id, reason
+        )
+        self.leave(conn)
+
+    def sockets(self, game_id: int | None = None) -> int:
+        if game_id is not None:
+            return len(self._members.get(game_id, ()))
+        return sum(len(s) for s in self._members.values())
+
+    # -- notifications -------------------------------------------------------------
+    def notify(
+        self,
+        game_id: int,
+        version: int | None = None,
+        committed_at: float | None = None,
+        echo: bool = False,
+    ) -> None:
+        """This process changed game `game_id` (now at `version`). Loop thread only.
+
+        `echo`: the change was also NOTIFYed, so the listener will hear it again and
+        should skip it (see ``notify_remote``)."""
+        if game_id not in self._members and game_id not in self._joining:
+            return
+        if committed_at is not None and version is not None:
+            self._stamps[game_id] = (version, committed_at)
+        if echo and version is not None:
+            pending = self._echoes.setdefault(game_id, {})
+            pending[version] = pending.get(version, 0) + 1
+        self._kick(game_id)
+
+    def notify_remote(self, game_id: int, version: int) -> None:
+        """A NOTIFY from PostgreSQL (another process, or our own echo). Loop thread only."""
+        if game_id not in self._members and game_id not in self._joining:
+            return
+        pending = self._echoes.get(game_id)
+        if pending and pending.get(version):
+            pending[version] -= 1
+            if not pending[version]:
+                del pending[version]
+            return
+        self._kick(game_id)
+
+    def notify_threadsafe(
+        self,
+        game_id: int,
+        version: int | None = None,
+        committed_at: float | None = None,
+        echo: bool = False,
+    ) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # loop closing
+            loop.call_soon_threadsafe(self.notify, game_id, version, committed_at, echo)
+
+    def resync_all(self) -> None:
+        """After the NOTIFY connection was lost: we may have missed changes, reload all."""
+        for game_id in list(self._members):
+            self._kick(game_id)
+
+    def _kick(self, game_id: int) -> None:
+        event = self._dirty.get(game_id)
+        if event is None:
+            event = self._dirty[game_id] = asyncio.Event()
+        event.set()
+        task = self._workers.get(game_id)
+        if task is None or task.done():
+            self._workers[game_id] = asyncio.get_running_loop().create_task(
+                self._work(game_id), name=f"ig-hub-{game_id}"
+            )
+
+    # -- the per-game worker ----------------------------------------------------------
+    async def _work(self, game_id: int) -> None:
+        dirty = self._dirty[game_id]
+        try:
+            while True:
+                await dirty.wait()
+                dirty.clear()
+                members = {c for c in self._members.get(game_id, set()) if not c.closed}
+                joining = {
+                    c: hello for c, hello in self._joining.pop(game_id, {}).items() if not c.closed
+                }
+                if not members and not joining:
+                    break
+                try:
+                    await self._pass(game_id, members, joining)
+                except Exception:  # a failed reload must not kill the worker
+                    log.exception("realtime reload of game %s failed", game_id)
+                    for conn, hello in joining.items():  # let them retry
+                        self._joining.setdefault(game_id, {})[conn] = hello
+                    await asyncio.sleep(0.5)
+                    dirty.set()
+                if not self._members.get(game_id) and not self._joining.get(game_id):
+                    break
+        finally:
+            if self._workers.get(game_id) is asyncio.current_task():
+                del self._workers[game_id]
+                if not self._members.get(game_id) and not self._joining.get(game_id):
+                    self._members.pop(game_id, None)
+                    self._dirty.pop(game_id, None)
+                    self._echoes.pop(game_id, None)
+                    self._stamps.pop(game_id, None)
+                elif dirty.is_set():  # raced with a join while ending
+                    self._kick(game_id)
+
+    async def _pass(
+        self,
+        game_id: int,
+        members: set[Connection],
+        joining: dict[Connection, tuple[int | None, int | None]],
+    ) -> None:
+        wants: set[Want] = {Want(c.user_id, c.last_seq) for c in members}
+        for conn, (since, _chat) in joining.items():
+            wants.add(Want(conn.user_id, since))
+            wants.add(Want(conn.user_id, None))
+        marks = [c.chat_id for c in members if c.chat_id is not None]
+        marks += [chat for _since, chat in joining.values() if chat is not None]
+        chat_after = min(marks) if marks else None
+        loop = asyncio.get_running_loop()
+        load = await loop.run_in_executor(
+            self._executor,
+            self.source.load,
+            game_id,
+            sorted(wants, key=_want_key),
+            chat_after,
+        )
+        self.stats["reloads"] += 1
+
+        # Hellos first: their answer is "where you are now".
+        for conn, (since, chat) in joining.items():
+            if conn.closed:
+                continue
+            seat_load = load.seats.get(conn.user_id)
+            if seat_load is None or seat_load.error:
+                code, reason = seat_load.error if seat_load and seat_load.error else (4404, "gone")
+                conn.drop(f"{code} {reason}")
+                continue
+            self._answer_hello(conn, since, seat_load, load.chat_last)
+            if chat is not None:
+                self._send_chat(conn, chat, load)
+            conn.chat_id = load.chat_last
+            if not conn.closed:
+                self._members.setdefault(game_id, set()).add(conn)
+
+        # Then everybody else gets what changed, encoded once per (seat, where the socket
+        # is): what a socket is sent depends only on its seat (spectators share theirs).
+        built: dict[tuple[int | None, int, int], str | None] = {}
+        stamp = self._stamps.get(game_id)
+        for conn in members:
+            if conn.closed or conn in joining:
+                continue
+            seat_load = load.seats.get(conn.user_id)
+            if seat_load is None or seat_load.error:
+                reason = (
+                    f"{seat_load.error[0]} {seat_load.error[1]}"
+                    if seat_load and seat_load.error
+                    else "4404 gone"
+                )
+                conn.drop(reason)
+                continue
+            key = (seat_load.payload.get("seat"), conn.last_seq, conn.version)
+            if key not in built:
+                built[key] = self._update_text(conn, seat_load, stamp)
+            text = built[key]
+            if text is not None and conn.offer(text):
+                self.stats["messages"] += 1
+                conn.version = int(seat_load.payload.get("version", conn.version))
+                conn.seat = seat_load.payload.get("seat")
+                conn.last_seq = _last_seq(seat_load.events.get(conn.last_seq) or [], conn.last_seq)
+            if conn.chat_id is not None:
+                self._send_chat(conn, conn.chat_id, load)
+            conn.chat_id = max(conn.chat_id or 0, load.chat_last)
+
+    def _send_chat(self, conn: Connection, after: int, load: GameLoad) -> None:
+        for line in load.chat:
+            if int(line["id"]) > after and conn.offer({"type": "chat", "message": line}):
+                self.stats["messages"] += 1
+
+    def _answer_hello(
+        self, conn: Connection, since: int | None, seat_load: SeatLoad, chat_last: int
+    ) -> None:
+        payload = seat_load.payload
+        last = int(payload.get("last_seq") or 0)
+        fields = _view_fields(payload)
+        missed = seat_load.events.get(since) if since is not None else None
+        message: dict[str, Any]
+        if (
+            since is not None
+            and missed is not None
+            and 0 <= since <= last
+            and last - since <= SYNC_LIMIT
+        ):
+            message = {"type": "sync", "since": since, "events": missed, **fields}
+        else:
+            message = {"type": "state", "events": seat_load.events.get(None) or [], **fields}
+        message["last_seq"] = max(last, _last_seq(message["events"], 0))
+        message["chat_last_id"] = chat_last
+        if conn.offer(message):
+            self.stats["messages"] += 1
+            conn.joined = True
+            conn.seat = payload.get("seat")
+            conn.version = int(payload.get("version", -1))
+            conn.last_seq = int(message["last_seq"])
+
+    def _update_text(
+        self, conn: Connection, seat_load: SeatLoad, stamp: tuple[int, float] | None
+    ) -> str | None:
+        payload = seat_load.payload
+        events = seat_load.events.get(conn.last_seq) or []
+        version = int(payload.get("version", -1))
+        if version <= conn.version and not events:
+            return None  # nothing new for this socket
+        message = {"type": "update", "events": events, **_view_fields(payload)}
+        message["last_seq"] = _last_seq(events, conn.last_seq)
+        if stamp is not None and stamp[0] == version:
+            message["committed_at"] = stamp[1]
+        return encode(message)
+
+
+def _want_key(want: Want) -> tuple[int, int]:
+    return (
+        want.user_id if want.user_id is not None else -1,
+        -2 if want.since is None else want.since,
+    )
+
+
+def _last_seq(events: list[dict[str, Any]], default: int) -> int:
+    seqs = [int(e["seq"]) for e in events if isinstance(e.get("seq"), int)]
+    return max([default, *seqs])
+
+
+# The parts of seat_view() a socket receives (allowlist: never forward unknown keys).
+VIEW_FIELDS = (
+    "game_id",
+    "version",
+    "seat",
+    "status",
+    "scenario",
+    "pace",
+    "public",
+    "host_id",
+    "seats",
+    "outcome",
+    "view",
+    "legal_actions",
+    "prompts",
+)
+
+
+def _view_fields(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: payload[k] for k in VIEW_FIELDS if k in payload}

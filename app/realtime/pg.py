@@ -1,0 +1,157 @@
+"""PostgreSQL LISTEN/NOTIFY: how several app processes on one database share changes.
+
+- ``PgListener``: ONE dedicated async psycopg connection per process, ``LISTEN ig_games``.
+  Each notification ``"game_id:version"`` is handed to the hub, which reloads the game
+  once and pushes each local socket its own seat's view. When the connection drops it
+  reconnects with backoff and asks the hub to resync every game it serves (a NOTIFY
+  sent while we were deaf is lost, so we reload instead of trusting we saw it).
+- ``PgPublisher``: ``publish()`` is called by synchronous code (the services' thread)
+  *after commit*. It never blocks the caller: the notification goes into a queue that a
+  small daemon thread sends on its own autocommit connection (``SELECT pg_notify``).
+  Because it runs after commit, any process that reloads on it sees the new version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import queue
+import random
+import threading
+from collections.abc import Callable
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+log = logging.getLogger("app.realtime.pg")
+
+CHANNEL = "ig_games"
+
+
+def libpq_dsn(database_url: str) -> str:
+    """SQLAlchemy URL (``postgresql+psycopg://…``) -> a libpq connection string."""
+    url = make_url(database_url).set(drivername="postgresql")
+    return url.render_as_string(hide_password=False)
+
+
+def encode_payload(game_id: int, version: int) -> str:
+    return f"{int(game_id)}:{int(version)}"
+
+
+def decode_payload(payload: str) -> tuple[int, int] | None:
+    try:
+        game, _, version = payload.partition(":")
+        return int(game), int(version)
+    except ValueError:
+        return None
+
+
+class PgListener:
+    """The process's one LISTEN connection."""
+
+    def __init__(
+        self,
+        dsn: str,
+        on_notify: Callable[[int, int], None],
+        on_reconnect: Callable[[], None],
+        channel: str = CHANNEL,
+    ) -> None:
+        self.dsn = dsn
+        self.channel = channel
+        self.on_notify = on_notify
+        self.on_reconnect = on_reconnect
+        self.listening = asyncio.Event()
+        self.received = 0
+        self._task: asyncio.Task[None] | None = None
+        self._conn: psycopg.AsyncConnection | None = None
+
+    async def start(self, timeout: float = 10.0) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="ig-pg-listen")
+        # Serve only once we listen: a NOTIFY before that would be missed silently.
+        await asyncio.wait_for(self.listening.wait(), timeout)
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                await self._conn.close()
+
+    async def _run(self) -> None:
+        delay = 0.1
+        first = True
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
+                    self._conn = conn
+                    await conn.execute(f'LISTEN "{self.channel}"')
+                    self.listening.set()
+                    delay = 0.1
+                    if not first:
+                        log.warning("LISTEN connection restored; resyncing every game")
+                        self.on_reconnect()
+                    first = False
+                    async for note in conn.notifies():
+                        parsed = decode_payload(note.payload)
+                        if parsed is not None:
+                            self.received += 1
+                            self.on_notify(*parsed)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # connection lost / server restarting
+                log.warning("LISTEN connection failed (%s); retrying in %.1fs", exc, delay)
+            self.listening.clear()
+            self._conn = None
+            await asyncio.sleep(delay * (1 + random.random() / 2))
+            delay = min(delay * 2, 5.0)
+
+
+class PgPublisher:
+    """Sends NOTIFY from a small daemon thread; ``publish`` is safe from any thread."""
+
+    def __init__(self, dsn: str, channel: str = CHANNEL) -> None:
+        self.dsn = dsn
+        self.channel = channel
+        self._queue: queue.SimpleQueue[tuple[int, int] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="ig-pg-notify", daemon=True)
+        self.sent = 0
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def publish(self, game_id: int, version: int) -> None:
+        self._queue.put((game_id, version))
+
+    def _run(self) -> None:
+        conn: psycopg.Connection | None = None
+        delay = 0.1
+        while True:
+            item = self._queue.get()
+            if item is None:
+                break
+            for _attempt in range(5):
+                try:
+                    if conn is None or conn.closed:
+                        conn = psycopg.connect(self.dsn, autocommit=True)
+                    conn.execute("SELECT pg_notify(%s, %s)", (self.channel, encode_payload(*item)))
+                    self.sent += 1
+                    delay = 0.1
+                    break
+                except Exception as exc:
+                    log.warning("NOTIFY failed (%s); retrying", exc)
+                    if conn is not None:
+                        with contextlib.suppress(Exception):
+                            conn.close()
+                    conn = None
+                    threading.Event().wait(delay)
+                    delay = min(delay * 2, 2.0)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()

@@ -1,0 +1,233 @@
+"""Where realtime meets the platform: every database touch of the websocket layer.
+
+Synchronous methods (run in worker threads), each its own short transaction, built on
+the platform's services (the only SQL here: one read of the event log for all seats
+at once, filtered by the platform's visibility rule, and the newest chat line id):
+
+- ``open_access``: session cookie -> user, and may this user watch this game?
+- ``load``: the hub's reload of one game for all the users watching it in this
+  process: the game row is read and its state parsed ONCE, then each user gets exactly
+  what ``play.seat_view`` would give them (both are built by ``play.seat_payload``), plus the events
+  after their ``last_seq`` that their seat may see (``play.events_since``) and new chat.
+- ``submit``: an action received on a socket, with the HTTP API's exact semantics (the
+  same body model, the same service function, the same errors), commit, ``publish``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
+
+log = logging.getLogger("app.realtime.source")
+
+#: chat lines sent at most per reload (the page reads older ones over HTTP)
+CHAT_BATCH = 200
+
+
+def session_cookie_name() -> str:
+    from app.web.deps import SESSION_COOKIE
+
+    return SESSION_COOKIE
+
+
+@dataclass
+class Access:
+    user_id: int | None
+    seat: int | None
+    error: tuple[int, str] | None = None
+
+
+def _close_code(status: int) -> int:
+    return {401: 4401, 403: 4403, 404: 4404}.get(status, 4403)
+
+
+class ServiceSource:
+    """The hub's ``GameSource`` and the socket's gateway to the services."""
+
+    def __init__(self, factory: sessionmaker[Session]) -> None:
+        self.factory = factory
+
+    @contextmanager
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        db = self.factory()
+        try:
+            yield db
+            if write:
+                db.commit()
+        finally:
+            db.rollback()
+            db.close()
+
+    # -- access ----------------------------------------------------------------------
+    def open_access(self, game_id: int, token: str | None) -> Access:
+        """Who is on the other end, and may they watch `game_id`? (before accept)"""
+        from app.services import accounts, lobby
+        from app.services.errors import ServiceError
+
+        with self.session() as db:
+            login = accounts.session_for_token(db, token)
+            user_id = login.user_id if login is not None else None
+            try:
+                game = lobby.get_game(db, game_id)
+            except ServiceError as exc:
+                return Access(user_id, None, (_close_code(exc.status), exc.message[:120]))
+            if not lobby.can_see(db, game, user_id):
+                return Access(user_id, None, (4403, "This game is private."))
+            mine = lobby.seat_of(game, user_id)
+            return Access(user_id, mine.index if mine else None)
+
+    # -- the hub's reload -------------------------------------------------------------
+    def load(self, game_id: int, wants: list[Want], chat_after: int | None) -> GameLoad:
+        from app.services import chat, gamelog
+        from app.services.errors import ServiceError
+
+        with self.session() as db:
+            try:
+                payloads = self._payloads(db, game_id, sorted({w.user_id for w in wants}, key=str))
+            except ServiceError as exc:  # the game is gone
+                error = (_close_code(exc.status), exc.message[:120])
+                return GameLoad({w.user_id: SeatLoad({}, {}, error) for w in wants}, [], 0)
+            out: dict[int | None, SeatLoad] = {}
+            for user_id, payload in payloads.items():
+                if isinstance(payload, tuple):
+                    out[user_id] = SeatLoad({}, {}, payload)
+                else:
+                    out[user_id] = SeatLoad(payload, {})
+            asked: dict[tuple[int | None, int], list[dict[str, Any]]] = {}
+            keys: list[tuple[SeatLoad, int | None, tuple[int | None, int]]] = []
+            for want in wants:
+                slot = out[want.user_id]
+                if slot.error:
+                    continue
+                last = int(slot.payload.get("last_seq") or 0)
+                if want.since is None:
+                    since = max(0, last - STATE_TAIL)
+                elif 0 <= want.since <= last:
+                    since = want.since
+                else:
+                    since = last  # nonsense: the hub answers with a full state
+                key = (slot.payload.get("seat"), since)
+                asked[key] = []
+                keys.append((slot, want.since, key))
+            if asked:
+                # One read of the log for every seat, each then filtered by the platform's
+                # own visibility rule (the parity test holds this equal to events_since).
+                rows = self._events_after(db, game_id, min(since for _seat, since in asked))
+                for (seat, since), events in asked.items():
+                    events.extend(
+                        gamelog.event_json(r)
+                        for r in rows
+                        if r.seq > since and gamelog.visible(r.visible_to, seat)
+                    )
+            for slot, since_asked, key in keys:
+                slot.events[since_asked] = asked[key]
+            lines: list[dict[str, Any]] = []
+            reader = next((u for u, s in out.items() if not s.error), None)
+            if chat_after is not None and reader is not None:
+                try:
+                    lines = chat.since(db, game_id, reader, chat_after, CHAT_BATCH)
+                except ServiceError:
+                    lines = []
+            chat_last = max([chat_after or 0, *(int(m["id"]) for m in lines)])
+            if chat_after is None:
+                chat_last = self._last_chat_id(db, game_id)
+            return GameLoad(out, lines, chat_last)
+
+    @staticmethod
+    def _events_after(db: Session, game_id: int, after: int) -> list[Any]:
+        from app.store.models import Event
+
+        query = select(Event).where(Event.game_id == game_id, Event.seq > after)
+        return list(db.scalars(query.order_by(Event.seq)).all())
+
+    @staticmethod
+    def _last_chat_id(db: Session, game_id: int) -> int:
+        from app.store.models import ChatMessage
+
+        query = select(func.max(ChatMessage.id)).where(ChatMessage.game_id == game_id)
+        return int(db.scalar(query) or 0)
+
+    def _payloads(
+        self, db: Session, game_id: int, user_ids: list[int | None]
+    ) -> dict[int | None, dict[str, Any] | tuple[int, str]]:
+        """``play.seat_payload`` for several users, reading the game and its state once."""
+        from app.services import gamelog, lobby, play
+
+        game = lobby.get_game(db, game_id)
+        state = gamelog.load_state(game) if game.state is not None else None
+        prompts = play.prompts_with_deadlines(game, state) if state is not None else []
+        views: dict[int | None, Any] = {}
+        seats = [lobby.seat_summary(s) for s in game.seats]
+        out: dict[int | None, dict[str, Any] | tuple[int, str]] = {}
+        for user_id in user_ids:
+            if not lobby.can_see(db, game, user_id):
+                out[user_id] = (4403, "This game is private.")
+                continue
+            out[user_id] = play.seat_payload(
+                game, state, prompts, lobby.seat_of(game, user_id), views, seats
+            )
+        return out
+
+    # -- actions ---------------------------------------------------------------------
+    def submit(
+        self, game_id: int, user_id: int, message: dict[str, Any], token: str | None = None
+    ) -> dict[str, Any]:
+        """Apply an action received on a socket; the answer is an ``ack`` or an ``error``.
+
+        The session cookie the socket opened with is checked again (as every HTTP request
+        would be): after a log-out, the socket can still watch but no longer act."""
+        from app import realtime
+        from app.services import accounts, play
+        from app.services.errors import ServiceError
+        from app.web.schemas import ActionBody
+
+        try:
+            body = ActionBody.model_validate(message)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ())) or "body"
+            return {
+                "type": "error",
+                "status": 422,
+                "field": field,
+                "reason": f"{field}: {first.get('msg')}",
+            }
+        try:
+            with self.session(write=True) as db:
+                login = accounts.session_for_token(db, token)
+                if login is None or login.user_id != user_id:
+                    return {
+                        "type": "error",
+                        "status": 401,
+                        "code": "not_logged_in",
+                        "reason": "Your session has ended: log in again to play.",
+                    }
+                result = play.submit_action(
+                    db,
+                    game_id,
+                    user_id,
+                    body.action.model_dump(),
+                    body.expected_version,
+                    body.idempotency_key,
+                )
+        except ServiceError as exc:
+            error: dict[str, Any] = {
+                "type": "error",
+                "status": exc.status,
+                "code": exc.code,
+                "reason": exc.message,
+            }
+            error.update({k: v for k, v in exc.extra.items() if k not in error})
+            return error
+        if not result.replayed:
+            realtime.publish(game_id, result.version)
+        return {"type": "ack", "version": result.version, "replayed": result.replayed}
