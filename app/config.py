@@ -1,0 +1,40 @@
+"""Settings, read from the environment (and a `.env` file when present)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_SQLITE_PATH = Path("data") / "imperial-glory.sqlite3"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    # Unset: an SQLite file under ./data, so one command starts a playable server.
+    database_url: str = f"sqlite:///{DEFAULT_SQLITE_PATH}"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    # Cookies carry the Secure flag when the site is served over HTTPS.
+    secure_cookies: bool = False
+    session_days: int = 30
+    base_url: str = "http://127.0.0.1:8000"
+    log_level: str = "info"
+    # Realtime: bounded per-socket queue and heartbeat period.
+    ws_queue_size: int = 64
+    ws_heartbeat_s: float = 20.0
+    # Notifications (optional).
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_from: str = "imperial-glory@localhost"
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

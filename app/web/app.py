@@ -1,0 +1,164 @@
+"""The FastAPI application factory.
+
+`create_app(settings)` wires the database, the routers, static files, error
+handlers and the lifespan (the deadline runner). Other parts add their router
+with one line each (the websocket router, the game page).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import Settings, get_settings
+from app.realtime.ws import router as realtime_router
+from app.services import accounts, deadlines, notifications
+from app.services.errors import ServiceError
+from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.web.deps import publish
+from app.web.routes import api, health, pages
+from app.web.routes import play as play_pages
+
+log = logging.getLogger(__name__)
+ROOT = Path(__file__).resolve().parent.parent.parent
+#: how often the deadline runner looks for overdue decisions (seconds)
+DEADLINE_PERIOD_S = 5.0
+
+
+#: how often expired sessions and old log-in failures are deleted (seconds)
+PURGE_PERIOD_S = 600.0
+
+
+def purge(app: FastAPI) -> None:
+    with session_scope(app.state.sessionmaker) as db:
+        accounts.purge(db)
+
+
+async def deadline_loop(app: FastAPI, period: float) -> None:
+    """Every `period` seconds: overdue decisions get their default; notices go out;
+    now and then, expired sessions are deleted."""
+    last_purge = 0.0
+    while True:
+        await asyncio.sleep(period)
+        try:
+            await run_in_threadpool(deadlines.run_once, app.state.sessionmaker, None, publish)
+        except Exception:
+            log.exception("deadline runner failed")
+        try:
+            await run_in_threadpool(
+                notifications.run_once, app.state.sessionmaker, app.state.settings
+            )
+        except Exception:
+            log.exception("notifications failed")
+        if time.monotonic() - last_purge >= PURGE_PERIOD_S:
+            last_purge = time.monotonic()
+            try:
+                await run_in_threadpool(purge, app)
+            except Exception:
+                log.exception("purge failed")
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    period = float(getattr(app.state.settings, "deadline_period_s", DEADLINE_PERIOD_S))
+    task = asyncio.create_task(deadline_loop(app, period))
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        app.state.engine.dispose()
+
+
+def wants_page(request: Request) -> bool:
+    return not request.url.path.startswith("/api") and "text/html" in request.headers.get(
+        "accept", ""
+    )
+
+
+async def service_error(request: Request, exc: Exception) -> Response:
+    """JSON for the API (and any client that does not ask for HTML); a page otherwise."""
+    assert isinstance(exc, ServiceError)
+    if wants_page(request):
+        from app.web.templating import render
+
+        return render(request, "error.html", {"message": exc.message}, None, exc.status)
+    return JSONResponse(exc.to_json(), status_code=exc.status)
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    """A page for a person's browser; FastAPI's usual JSON answer otherwise."""
+    if wants_page(request):
+        from app.web.templating import render
+
+        message = "There is no such page."
+        return render(request, "error.html", {"message": message}, None, 404)
+    assert isinstance(exc, StarletteHTTPException)
+    return await http_exception_handler(request, exc)
+
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
+
+
+class SecurityHeaders:
+    """Pure ASGI middleware adding SECURITY_HEADERS to every HTTP response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in SECURITY_HEADERS.items():
+                    if name not in headers:
+                        headers[name] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="Imperial Glory",
+        version="0.1.0",
+        description="JSON API of Imperial Glory; a guided tour is in docs/api.md.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.sessionmaker = make_sessionmaker(app.state.engine)
+    app.add_exception_handler(ServiceError, service_error)
+    app.add_exception_handler(404, not_found)
+    app.add_middleware(SecurityHeaders)
+    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.include_router(health.router)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.include_router(play_pages.router)  # the game page and /rules
+    app.include_router(realtime_router)  # /ws/games/{id}; its lifespan runs the realtime hub
+    return app

@@ -1,0 +1,129 @@
+"""Request dependencies: settings, the database session, the logged-in user, CSRF.
+
+The request owns the transaction: a router calls the service, then ``db.commit()``,
+then publishes; anything raised before the commit is rolled back when the
+session closes.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from sqlalchemy.orm import Session
+
+from app.config import Settings
+from app.services import accounts
+from app.services.errors import Forbidden, Unauthorized
+from app.store.models import User, UserSession
+
+log = logging.getLogger(__name__)
+
+SESSION_COOKIE = "ig_session"
+#: double-submit CSRF cookie for forms sent before logging in (sign up, log in)
+ANON_CSRF_COOKIE = "ig_csrf"
+CSRF_HEADER = "X-CSRF-Token"
+
+
+def get_settings(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+
+def get_db(request: Request) -> Iterator[Session]:
+    db: Session = request.app.state.sessionmaker()
+    try:
+        yield db
+    finally:
+        db.rollback()
+        db.close()
+
+
+DB = Annotated[Session, Depends(get_db)]
+
+
+def get_login(request: Request, db: DB) -> UserSession | None:
+    return accounts.session_for_token(db, request.cookies.get(SESSION_COOKIE))
+
+
+Login = Annotated[UserSession | None, Depends(get_login)]
+
+
+def optional_user(login: Login) -> User | None:
+    return login.user if login else None
+
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]
+
+
+def require_login(login: Login) -> UserSession:
+    if login is None:
+        raise Unauthorized("Log in first.")
+    return login
+
+
+RequiredLogin = Annotated[UserSession, Depends(require_login)]
+
+
+def require_user(login: RequiredLogin) -> User:
+    return login.user
+
+
+CurrentUser = Annotated[User, Depends(require_user)]
+
+
+def same_token(a: str | None, b: str | None) -> bool:
+    return bool(a) and bool(b) and hmac.compare_digest(str(a), str(b))
+
+
+def api_csrf(
+    login: RequiredLogin,
+    x_csrf_token: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
+) -> UserSession:
+    """JSON API writes carry the session's CSRF token in the X-CSRF-Token header."""
+    if not same_token(x_csrf_token, login.csrf_token):
+        raise Forbidden(
+            "Missing or wrong CSRF token: send the X-CSRF-Token header "
+            "(from GET /api/me or the login response)."
+        )
+    return login
+
+
+CsrfChecked = Annotated[UserSession, Depends(api_csrf)]
+
+
+def csrf_token_for(request: Request, login: UserSession | None) -> str:
+    """The token a page embeds in its forms (and its meta tag)."""
+    if login is not None:
+        return login.csrf_token
+    token = request.cookies.get(ANON_CSRF_COOKIE) or getattr(request.state, "anon_csrf", None)
+    if not token:
+        token = secrets.token_urlsafe(24)
+        request.state.anon_csrf = token  # set as a cookie by the template renderer
+    return str(token)
+
+
+def form_csrf_ok(request: Request, login: UserSession | None, submitted: str | None) -> bool:
+    expected = login.csrf_token if login else request.cookies.get(ANON_CSRF_COOKIE)
+    return same_token(submitted, expected)
+
+
+def publish(game_id: int, version: int) -> None:
+    """Tell the realtime layer, after commit. Never fails the request."""
+    from app import realtime
+
+    try:
+        realtime.publish(game_id, version)
+    except Exception:
+        log.exception("publish(%s, %s) failed", game_id, version)
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else "unknown"

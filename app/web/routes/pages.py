@@ -1,0 +1,502 @@
+"""Jinja2 pages: sign up, log in, the lobby, a new game, a game's pre-start lobby.
+
+Form posts carry ``csrf_token`` (the session's, or before logging in the
+double-submit ``ig_csrf`` cookie's). Errors come back as a flash message.
+The game page itself (GET /games/{id}) belongs to app/web/routes/play.py; while
+a game is in the lobby its page is /games/{id}/lobby.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from app.services import accounts, gamelog, lobby, play
+from app.services.errors import Forbidden, ServiceError
+from app.store.models import Game, User, UserSession
+from app.web.deps import (
+    DB,
+    SESSION_COOKIE,
+    Login,
+    SettingsDep,
+    client_ip,
+    form_csrf_ok,
+    publish,
+)
+from app.web.routes.api import set_session_cookie
+from app.web.templating import redirect, render
+
+router = APIRouter(include_in_schema=False)
+
+CsrfField = Annotated[str | None, Form()]
+CSRF_MESSAGE = "Your form expired (CSRF check failed); please try again."
+
+
+def csrf_refused(request: Request, login: UserSession | None, token: str | None) -> Response | None:
+    if form_csrf_ok(request, login, token):
+        return None
+    return render(request, "error.html", {"message": CSRF_MESSAGE}, login, 403)
+
+
+def lobby_url(game_id: int) -> str:
+    return f"/games/{game_id}/lobby"
+
+
+def play_url(game_id: int) -> str:
+    return f"/games/{game_id}"
+
+
+# --------------------------------------------------------------------------- home
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, db: DB, login: Login) -> Response:
+    uid = login.user_id if login else None
+    ctx: dict[str, Any] = {
+        "open_games": [lobby.game_summary(g, uid) for g in lobby.open_games(db)],
+        "my_games": [lobby.game_summary(g, uid) for g in lobby.my_games(db, uid)] if uid else [],
+        "finished_games": [lobby.game_summary(g, uid) for g in lobby.finished_games(db, uid)],
+    }
+    return render(request, "lobby.html", ctx, login)
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+@router.get("/signup", response_class=HTMLResponse)
+def signup_page(request: Request, login: Login, next: str = "") -> Response:
+    if login:
+        return RedirectResponse("/", status_code=303)
+    return render(request, "signup.html", {"next": safe_next(next) if next else ""}, login)
+
+
+@router.post("/signup")
+def signup_form(
+    request: Request,
+    db: DB,
+    login: Login,
+    settings: SettingsDep,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    email: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if (refused := csrf_refused(request, None, csrf_token)) is not None:
+        return refused
+    try:
+        user = accounts.signup(db, username, password, email or None)
+    except ServiceError as exc:
+        ctx = {"error": exc.message, "username": username, "email": email, "next": next}
+        return render(request, "signup.html", ctx, None, status_code=exc.status)
+    token, _ = accounts.create_session(db, user, settings.session_days)
+    db.commit()
+    if next:  # e.g. back to the invite link that sent them here
+        response = redirect(safe_next(next), f"Welcome, {user.username}!")
+    else:
+        response = redirect(
+            "/games/new", f"Welcome, {user.username}! Start a game against a bot now."
+        )
+    set_session_cookie(response, token, settings)
+    return response
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, login: Login, next: str = "/") -> Response:
+    if login:
+        return RedirectResponse("/", status_code=303)
+    return render(request, "login.html", {"next": safe_next(next)}, login)
+
+
+def safe_next(url: str) -> str:
+    return url if url.startswith("/") and not url.startswith("//") else "/"
+
+
+@router.post("/login")
+def login_form(
+    request: Request,
+    db: DB,
+    settings: SettingsDep,
+    username: Annotated[str, Form()] = "",
+    password: Annotated[str, Form()] = "",
+    next: Annotated[str, Form()] = "/",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if (refused := csrf_refused(request, None, csrf_token)) is not None:
+        return refused
+    try:
+        user = accounts.authenticate(db, username, password, client_ip(request))
+    except ServiceError as exc:
+        db.commit()  # a failure counts towards throttling
+        ctx = {"error": exc.message, "username": username, "next": safe_next(next)}
+        return render(request, "login.html", ctx, None, status_code=exc.status)
+    token, _ = accounts.create_session(db, user, settings.session_days)
+    db.commit()
+    response = redirect(safe_next(next))
+    set_session_cookie(response, token, settings)
+    return response
+
+
+@router.post("/logout")
+def logout_form(request: Request, db: DB, login: Login, csrf_token: CsrfField = None) -> Response:
+    if login is None:
+        return redirect("/")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    accounts.logout(db, request.cookies.get(SESSION_COOKIE))
+    db.commit()
+    response = redirect("/", "You are logged out.")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/account", response_class=HTMLResponse)
+def account_page(request: Request, login: Login) -> Response:
+    if login is None:
+        return redirect("/login?next=/account", "Log in first.")
+    return render(request, "account.html", {}, login)
+
+
+@router.post("/account")
+def account_form(
+    request: Request,
+    db: DB,
+    login: Login,
+    email: Annotated[str, Form()] = "",
+    webhook_url: Annotated[str, Form()] = "",
+    notify_turns: Annotated[str | None, Form()] = None,
+    daily_digest: Annotated[str | None, Form()] = None,
+    csrf_token: CsrfField = None,
+) -> Response:
+    if login is None:
+        return redirect("/login?next=/account", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    try:
+        accounts.update_preferences(
+            db, login.user, email, webhook_url, notify_turns is not None, daily_digest is not None
+        )
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        db.refresh(login.user)
+        return render(request, "account.html", {"error": exc.message}, login, exc.status)
+    return redirect("/account", "Saved.")
+
+
+# --------------------------------------------------------------------------- new game
+
+
+def new_game_context() -> dict[str, Any]:
+    return {
+        "scenarios": lobby.scenarios(),
+        "bot_levels": lobby.bot_levels(),
+        "paces": lobby.PACE_LABELS,
+        "default_scenario": lobby.default_scenario_id(),
+        "max_seats": lobby.MAX_SEATS,
+    }
+
+
+@router.get("/games/new", response_class=HTMLResponse)
+def new_game_page(request: Request, login: Login) -> Response:
+    if login is None:
+        return redirect("/login?next=/games/new", "Log in (or sign up) to create a game.")
+    return render(request, "new_game.html", new_game_context(), login)
+
+
+@router.post("/games/new")
+def new_game_form(
+    request: Request,
+    db: DB,
+    login: Login,
+    scenario: Annotated[str, Form()] = "",
+    pace: Annotated[str, Form()] = "live",
+    public: Annotated[str | None, Form()] = None,
+    power: Annotated[str, Form()] = "",
+    seat_1: Annotated[str, Form()] = "bot:heuristic",
+    seat_2: Annotated[str, Form()] = "none",
+    seat_3: Annotated[str, Form()] = "none",
+    seat_4: Annotated[str, Form()] = "none",
+    seat_5: Annotated[str, Form()] = "none",
+    csrf_token: CsrfField = None,
+) -> Response:
+    """Seat 0 is the host; seats 1-5 are ``human`` (open), ``bot:<level>`` or ``none``."""
+    if login is None:
+        return redirect("/login?next=/games/new", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    specs = [lobby.SeatSpec("human")]
+    for value in (seat_1, seat_2, seat_3, seat_4, seat_5):
+        if value == "human":
+            specs.append(lobby.SeatSpec("human"))
+        elif value.startswith("bot:"):
+            specs.append(lobby.SeatSpec("bot", value[4:]))
+    try:
+        game = lobby.create_game(
+            db,
+            login.user,
+            scenario or lobby.default_scenario_id() or "",
+            specs,
+            pace=pace,
+            public=public is not None,
+            host_power=power or None,
+        )
+        if all(s.user_id is not None or s.bot_level for s in game.seats):
+            # Only bots besides you: start at once.
+            lobby.start(db, game, login.user)
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        ctx = {**new_game_context(), "error": exc.message}
+        return render(request, "new_game.html", ctx, login, status_code=exc.status)
+    publish(game.id, game.version)
+    if game.status == "active":
+        return redirect(play_url(game.id))
+    return redirect(lobby_url(game.id), "Game created: share the invite link to fill the seats.")
+
+
+# --------------------------------------------------------------------------- standing orders
+
+
+def _orders_page(
+    request: Request,
+    db: DB,
+    login: UserSession,
+    game_id: int,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
+    game = lobby.get_game(db, game_id)
+    seat = lobby.seat_of(game, login.user_id)
+    if seat is None:
+        return render(
+            request, "error.html", {"message": "You have no seat in this game."}, login, 403
+        )
+    ctx = {
+        "game": lobby.game_summary(game, login.user_id),
+        "orders": seat.standing_orders,
+        "power": seat.power,
+        "error": error,
+    }
+    return render(request, "orders.html", ctx, login, status)
+
+
+@router.get("/games/{game_id}/orders", response_class=HTMLResponse)
+def orders_page(request: Request, game_id: int, db: DB, login: Login) -> Response:
+    if login is None:
+        return redirect(f"/login?next=/games/{game_id}/orders", "Log in first.")
+    try:
+        return _orders_page(request, db, login, game_id)
+    except ServiceError as exc:
+        return render(request, "error.html", {"message": exc.message}, login, exc.status)
+
+
+@router.post("/games/{game_id}/orders")
+def orders_form(
+    request: Request,
+    game_id: int,
+    db: DB,
+    login: Login,
+    defend: Annotated[str, Form()] = "",
+    min_population: Annotated[str, Form()] = "1",
+    max_talents: Annotated[str, Form()] = "0",
+    vote: Annotated[str, Form()] = "",
+    peace: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if login is None:
+        return redirect(f"/login?next=/games/{game_id}/orders", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    standing: dict[str, Any] = {}
+    if defend:
+        standing["defend"] = {
+            "mode": defend,
+            "min_population": min_population,
+            "max_talents": max_talents,
+        }
+    if vote:
+        standing["vote"] = vote
+    if peace:
+        standing["peace"] = peace
+    try:
+        game = play.set_orders(db, game_id, login.user_id, standing)
+        version = game.version
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        return _orders_page(request, db, login, game_id, exc.message, exc.status)
+    publish(game_id, version)
+    return redirect(f"/games/{game_id}/orders", "Your standing orders are saved.")
+
+
+# --------------------------------------------------------------------------- a game's lobby
+
+
+def game_lobby_context(
+    db: DB, game_id: int, login: UserSession | None, code: str | None
+) -> dict[str, Any]:
+    game = lobby.get_game(db, game_id)
+    uid = login.user_id if login else None
+    if not lobby.can_see(db, game, uid, code):
+        raise Forbidden("This game is private: you need its invite link.")
+    summary = lobby.game_summary(game, uid)
+    sc = lobby.scenario(game.scenario)
+    mine = lobby.seat_of(game, uid)
+    taken = {s.power for s in game.seats if s.power}
+    return {
+        "game": summary,
+        "scenario": sc,
+        "powers": {p["id"]: p for p in sc["powers"]},
+        "free_powers": [
+            p for p in sc["powers"] if p["id"] not in taken or (mine and mine.power == p["id"])
+        ],
+        "is_host": uid == game.host_id,
+        "my_seat": mine.index if mine else None,
+        "invite_path": (
+            f"/join/{lobby.invite_code(db, game)}" if mine or uid == game.host_id else None
+        ),
+        "code": code,
+        "bot_levels": lobby.bot_levels(),
+        "can_start": uid == game.host_id and not any(s.is_empty for s in game.seats),
+    }
+
+
+@router.get("/games/{game_id}/lobby", response_class=HTMLResponse)
+def game_lobby(
+    request: Request, game_id: int, db: DB, login: Login, code: str | None = None
+) -> Response:
+    try:
+        game = lobby.get_game(db, game_id)
+        if game.status == "active" or game.status == "finished":
+            return RedirectResponse(play_url(game_id), status_code=303)
+        ctx = game_lobby_context(db, game_id, login, code)
+    except ServiceError as exc:
+        return render(request, "error.html", {"message": exc.message}, login, exc.status)
+    return render(request, "game_lobby.html", ctx, login)
+
+
+@router.get("/join/{code}", response_class=HTMLResponse)
+def join_link(request: Request, code: str, db: DB, login: Login) -> Response:
+    try:
+        game = lobby.game_for_code(db, code)
+    except ServiceError as exc:
+        return render(request, "error.html", {"message": exc.message}, login, exc.status)
+    if login is None:
+        return redirect(f"/login?next=/join/{code}", "Log in (or sign up) to join the game.")
+    return RedirectResponse(f"{lobby_url(game.id)}?code={code}", status_code=303)
+
+
+def _lobby_post(
+    request: Request,
+    db: DB,
+    login: UserSession | None,
+    game_id: int,
+    csrf_token: str | None,
+    change: Callable[[Game, User], Any],
+    done: str,
+) -> Response:
+    """Lock the game, apply `change(game, user)`, commit, publish, redirect with a message."""
+    if login is None:
+        return redirect(f"/login?next={lobby_url(game_id)}", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    try:
+        game = gamelog.lock_game(db, game_id)
+        change(game, login.user)
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        return redirect(lobby_url(game_id), exc.message, "error")
+    publish(game.id, game.version)
+    if game.status == "active":
+        return redirect(play_url(game_id))
+    if game.status == "aborted":
+        return redirect("/", done)
+    return redirect(lobby_url(game_id), done)
+
+
+@router.post("/games/{game_id}/join")
+def join_form(
+    request: Request,
+    game_id: int,
+    db: DB,
+    login: Login,
+    power: Annotated[str, Form()] = "",
+    code: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    def change(game: Game, user: User) -> Any:
+        return lobby.join(db, game, user, power or None, None, code or None)
+
+    return _lobby_post(request, db, login, game_id, csrf_token, change, "You have a seat.")
+
+
+@router.post("/games/{game_id}/leave")
+def leave_form(
+    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    def change(game: Game, user: User) -> Any:
+        return lobby.leave(db, game, user)
+
+    return _lobby_post(request, db, login, game_id, csrf_token, change, "You left the game.")
+
+
+@router.post("/games/{game_id}/start")
+def start_form(
+    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    def change(game: Game, user: User) -> Any:
+        return lobby.start(db, game, user)
+
+    return _lobby_post(request, db, login, game_id, csrf_token, change, "The game begins.")
+
+
+@router.post("/games/{game_id}/seats/{index}/bot")
+def seat_bot_form(
+    request: Request,
+    game_id: int,
+    index: int,
+    db: DB,
+    login: Login,
+    bot_level: Annotated[str, Form()] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    def change(game: Game, user: User) -> Any:
+        return lobby.set_bot(db, game, user, index, bot_level or None)
+
+    return _lobby_post(
+        request, db, login, game_id, csrf_token, change, f"Seat {index + 1} goes to a bot."
+    )
+
+
+@router.post("/games/{game_id}/seats/{index}/open")
+def seat_open_form(
+    request: Request, game_id: int, index: int, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    def change(game: Game, user: User) -> Any:
+        return lobby.open_seat(db, game, user, index)
+
+    return _lobby_post(
+        request, db, login, game_id, csrf_token, change, f"Seat {index + 1} is open."
+    )
+
+
+@router.post("/games/{game_id}/rematch")
+def rematch_form(
+    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    if login is None:
+        return redirect("/login", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    try:
+        game = lobby.rematch(db, lobby.get_game(db, game_id), login.user)
+        db.commit()
+    except ServiceError as exc:
+        db.rollback()
+        return redirect("/", exc.message, "error")
+    return redirect(lobby_url(game.id), "Rematch: the same table, new powers. Start when ready.")

@@ -1,0 +1,101 @@
+// The chronicle (event log; rule numbers become links to /rules#rN) and the table chat.
+import { el, fill, ruleLink } from "./dom.js";
+
+const RULE_IN_TEXT = /\((?:rule\s*|§\s*)?(\d{1,2}\.\d{1,3}[a-z]?)\)|§\s?(\d{1,2}\.\d{1,3}[a-z]?)/gi;
+
+/** Text with "(10.36)" or "§10.36" turned into links. */
+export function linkRules(text) {
+  const parts = [];
+  let last = 0;
+  for (const m of String(text).matchAll(RULE_IN_TEXT)) {
+    parts.push(text.slice(last, m.index));
+    parts.push(ruleLink(m[1] || m[2]));
+    last = m.index + m[0].length;
+  }
+  parts.push(String(text).slice(last));
+  return parts;
+}
+
+export class Chronicle {
+  constructor(list) {
+    this.list = list;
+    this.seen = new Set();
+    this.lastSeq = 0;
+  }
+
+  /** The last `n` lines, as new nodes (for the "latest" box in the decision panel). */
+  recent(n) {
+    return [...this.list.children].slice(-n).map((li) => li.cloneNode(true));
+  }
+
+  /** Add events (deduplicated by seq when they carry one); newest at the bottom. */
+  add(events) {
+    if (!Array.isArray(events) || !events.length) return;
+    const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
+    for (const ev of events) {
+      const seq = ev.seq ?? ev.id;
+      const key = seq !== undefined ? `s${seq}` : `t${ev.text}|${this.seen.size}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      if (typeof seq === "number" && seq > this.lastSeq) this.lastSeq = seq;
+      const rule = ev.rule && !String(ev.text || "").includes(String(ev.rule)) ? ruleLink(ev.rule) : null;
+      this.list.appendChild(el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}` },
+        ev.to ? el("span", { class: "private-tag", title: "Only you see this" }, "only you") : null,
+        linkRules(ev.text || ""), rule ? [" ", rule] : null));
+    }
+    if (nearBottom || this.list.childElementCount < 30) this.list.scrollTop = this.list.scrollHeight;
+  }
+}
+
+export class Chat {
+  constructor(root, api, names) {
+    this.root = root;
+    this.api = api;
+    this.names = names;
+    this.lastId = 0;
+    this.available = true;
+    this.list = el("ol", { class: "chat-list", "aria-live": "polite", "aria-label": "Messages" });
+    this.input = el("input", { type: "text", name: "chat", maxlength: "500", autocomplete: "off",
+      "aria-label": "Message to the table", placeholder: "Say something to the table" });
+    this.form = el("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.say(); } },
+      this.input, el("button", { type: "submit", class: "btn small" }, "Send"));
+    fill(this.root, this.list, this.form);
+  }
+
+  async refresh() {
+    if (!this.available) return;
+    try {
+      const data = await this.api.chat(this.lastId);
+      this.add(Array.isArray(data) ? data : data?.messages || []);
+    } catch (err) {
+      if (err.status === 404 || err.status === 405) {
+        this.available = false;
+        fill(this.root, el("p", { class: "hint" }, "Chat is not available on this server."));
+      }
+    }
+  }
+
+  add(messages) {
+    for (const m of messages) {
+      const id = Number(m.id ?? 0);
+      if (id && id <= this.lastId) continue;
+      if (id) this.lastId = id;
+      const who = m.username || m.user || m.author || (m.seat !== undefined ? this.names(m.seat) : "someone");
+      this.list.appendChild(el("li", {}, el("strong", {}, `${who}: `), String(m.text ?? m.body ?? "")));
+    }
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  async say() {
+    const text = this.input.value.trim();
+    if (!text) return;
+    this.input.value = "";
+    try {
+      const m = await this.api.say(text);
+      if (m && (m.text || m.body)) this.add([m]);
+      else await this.refresh();
+    } catch (err) {
+      this.list.appendChild(el("li", { class: "error" }, `Not sent: ${err.message}`));
+    }
+  }
+}

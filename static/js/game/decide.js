@@ -1,0 +1,526 @@
+// The decision panel and dialogs, driven ONLY by legal_actions: what the engine does not
+// offer is not shown. Each decision is a click or a tap; endeavours and taxation show the
+// explain breakdown (rating term by term, odds) before the player commits.
+import { el, fill, humanize, pct, ruleLink } from "./dom.js";
+import { renderExplain, renderDrawOdds } from "./explain.js";
+
+const WIZARD_ORDER = ["kind", "base", "target"];
+const SIMPLE_LABELS = {
+  draw: "Draw an advisor",
+  dismiss: "Dismiss the advisor",
+  end_turn: "End my turn",
+  decline: "Decline",
+  pass: "Pass",
+};
+
+/** data-* attributes naming an action's fields (data-kind, data-area, data-talents …). */
+function actionData(action) {
+  const out = {};
+  for (const [k, v] of Object.entries(action)) {
+    if (k === "type" || v === null || v === undefined) continue;
+    out[k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())] = typeof v === "object" ? JSON.stringify(v) : String(v);
+  }
+  return out;
+}
+
+const key = (a) => JSON.stringify(a, Object.keys(a).sort());
+const same = (a, b) => key(a) === key(b);
+
+export class Decisions {
+  /**
+   * @param {HTMLElement} root    the decision panel body
+   * @param {HTMLDialogElement} dialog  the modal used for interrupts and votes
+   * @param {object} ctx  {api, map, meta, send(action) -> Promise, names: {...}}
+   */
+  constructor(root, dialog, ctx) {
+    this.root = root;
+    this.dialog = dialog;
+    this.ctx = ctx;
+    this.signature = "";
+    this.sel = {};
+    this.explainKey = "";
+    this.busy = false;
+  }
+
+  render(state) {
+    this.state = state;
+    const legal = state.legal_actions || [];
+    const signature = JSON.stringify(legal);
+    const changed = signature !== this.signature;
+    const moved = state.version !== this.version;
+    this.signature = signature;
+    this.version = state.version;
+    if (changed) { this.sel = {}; this.explainKey = ""; }
+    const groups = {};
+    for (const a of legal) (groups[a.type] ||= []).push(a);
+    this.groups = groups;
+
+    if (groups.defend || (groups.decline && state.view?.interrupt && !groups.endeavour)) {
+      this.ctx.map.setPick(null);
+      this.showDefense(groups.defend || [], groups.decline || []);
+      fill(this.root, el("p", { class: "hint" }, "Your area is attacked: answer in the dialog."),
+        el("button", { type: "button", class: "btn", onclick: () => this.showDefense(groups.defend || [], groups.decline || [], true) }, "Open the defense dialog"));
+      return;
+    }
+    if (groups.vote) {
+      this.ctx.map.setPick(null);
+      this.showVote(groups.vote);
+      fill(this.root, el("p", { class: "hint" }, "A parley is under way: cast your vote in the dialog."),
+        el("button", { type: "button", class: "btn", onclick: () => this.showVote(groups.vote, true) }, "Open the vote"));
+      return;
+    }
+    this.closeDialog();
+    if (!legal.length) {
+      this.ctx.map.setPick(null);
+      const latest = this.ctx.recent ? this.ctx.recent(4) : [];
+      fill(this.root, state.outcome ? this.outcome(state.outcome) : el("p", { class: "hint idle" }, this.waitingText()),
+        latest.length ? el("div", { class: "latest" }, el("h3", {}, "Latest"), el("ol", { class: "log" }, latest)) : null);
+      return;
+    }
+    if (!changed && !moved && this.root.childNodes.length && !this.dirty) return;
+    this.dirty = false;
+    const left = [];
+    const sections = [];
+    const prompt = (state.prompts || []).find((p) => p.seat === state.seat);
+    const justNow = this.ctx.recent ? this.ctx.recent(2) : [];
+    if (justNow.length) left.push(el("ol", { class: "log just-now", "aria-label": "Just now" }, justNow));
+    if (prompt?.label) left.push(el("p", { class: "prompt-label" }, prompt.label));
+    left.push(this.hand());
+    left.push(this.simpleButtons(legal));
+    if (groups.endeavour) sections.push(this.wizard(groups.endeavour));
+    if (groups.tax || groups.plunder) sections.push(this.taxation(groups.tax || [], groups.plunder || []));
+    if (groups.recruit) sections.push(this.recruiting(groups.recruit));
+    if (groups.waive_tie) sections.push(this.waiveTie(groups.waive_tie));
+    if (groups.diplo) sections.push(this.diplomacy(groups.diplo));
+    if (groups.choose_slot) sections.push(this.initiative(groups.choose_slot));
+    const known = new Set(["choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
+    const others = legal.filter((a) => !known.has(a.type));
+    if (others.length) {
+      sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),
+        el("div", { class: "choice-group" }, others.map((a) => this.button(a, this.describe(a))))));
+    }
+    const rightItems = sections.filter(Boolean);
+    // keyboard users keep their place: if the focus was in the panel, it stays in the panel
+    const hadFocus = this.root.contains(document.activeElement) || document.activeElement === document.body;
+    const focusField = document.activeElement?.dataset?.field;
+    fill(this.root, el("div", { class: "decide-left" }, left),
+      rightItems.length ? el("div", { class: "decide-right" }, rightItems) : null);
+    if (hadFocus && this.focusedOnce) {
+      let next = null;
+      // the next step that asks something, else the commit button, else the first choice
+      for (let step = focusField ? this.root.querySelector(`[data-field="${focusField}"]`)?.closest(".step")?.nextElementSibling : null;
+        step && !next; step = step.nextElementSibling) {
+        next = step.querySelector("button, select");
+      }
+      next = next || this.root.querySelector(".commit button.primary") || this.root.querySelector("button, select");
+      if (next) next.focus({ preventScroll: true });
+    }
+    this.focusedOnce = true;
+  }
+
+  outcome(out) {
+    const ranking = out.ranking || [];
+    const scores = out.scores || {};
+    const total = (seat) => {
+      const sc = scores[seat] ?? scores[String(seat)];
+      return typeof sc === "object" && sc ? (sc.total ?? sc.vp ?? "") : (sc ?? "");
+    };
+    return el("div", { class: "outcome" },
+      el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
+      ranking.length ? el("ol", {}, ranking.map((r) => { const seat = r && typeof r === "object" ? r.seat : r; return el("li", {}, `${this.ctx.seatName(seat)} — ${total(seat)} VP`); })) : null,
+      out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
+        ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
+        : humanize(out.solitaire_rating)) : null);
+  }
+
+  waitingText() {
+    const prompts = this.state.prompts || [];
+    if (this.state.status && this.state.status !== "running" && this.state.status !== "active") {
+      return this.state.view?.over ? "The game is over." : `The game is ${this.state.status}.`;
+    }
+    if (!prompts.length) return "Nothing to decide right now.";
+    const it = this.state.view?.interrupt;
+    if (it && it.attacker === this.state.seat) {
+      return `Your ${humanize(it.kind || "endeavour").toLowerCase()} against ${this.ctx.map.areaName(it.target)} waits for ${this.ctx.seatName(it.defender)} to defend or decline.`;
+    }
+    const names = prompts.map((p) => this.ctx.seatName(p.seat));
+    return `Waiting for ${[...new Set(names)].join(", ")}.`;
+  }
+
+  hand() {
+    const me = this.state.view?.me;
+    if (!me || !me.hand) return null;
+    const hand = Array.isArray(me.hand) ? me.hand : [me.hand];
+    if (!hand.length) return null;
+    return el("div", { class: "hand", "aria-label": "The advisor you drew" },
+      hand.map((card) => this.ctx.cardFace(card)));
+  }
+
+  describe(a) {
+    if (SIMPLE_LABELS[a.type]) return SIMPLE_LABELS[a.type];
+    const me = this.state.view?.me || {};
+    if (a.type === "choose_slot") return `Take place ${Number(a.slot) + 1} in the order of play`;
+    if (a.type === "play") {
+      const card = [...(me.holdings || []), ...(me.deck_list || [])].find((c) => c && c.id === a.card);
+      const spot = a.target || a.area;
+      const where = spot ? ` on ${this.ctx.map.areaName(spot)}` : "";
+      const against = a.power ? ` against ${this.ctx.powerName(a.power)}` : "";
+      return `Play ${card ? this.ctx.cardName(card) : humanize(a.card)}${where}${against}`;
+    }
+    if (a.type === "call_parley") return `Call a parley over ${this.ctx.map.areaName(a.area)}`;
+    if (a.type === "reduce_fort") return `Slight the fortifications of ${this.ctx.map.areaName(a.area)}`;
+    if (a.type === "remove_tie") return `Remove your tie in ${this.ctx.map.areaName(a.area)}`;
+    if (a.type === "accept_peace" || a.type === "reject_peace") return humanize(a.type);
+    const rest = Object.entries(a).filter(([k]) => k !== "type")
+      .map(([k, v]) => `${humanize(k)}: ${this.ctx.valueName(k, v)}`).join(", ");
+    return `${humanize(a.type)}${rest ? ` (${rest})` : ""}`;
+  }
+
+  button(action, label, extra = {}) {
+    return el("button", {
+      type: "button", class: `btn act act-${action.type} ${extra.class || ""}`,
+      "data-action": action.type, dataset: actionData(action), onclick: () => this.send(action), ...extra.attrs,
+    }, label);
+  }
+
+  simpleButtons(legal) {
+    const me = this.state.view?.me || {};
+    const items = [];
+    for (const a of legal) {
+      if (a.type === "petition") {
+        const cost = me.petition_cost;
+        items.push(el("div", { class: "petition" },
+          this.button(a, `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`, { class: "primary" }),
+          me.strikes !== undefined ? el("span", { class: "strikes" }, `Strikes: ${me.strikes} of 2`) : null));
+      } else if (SIMPLE_LABELS[a.type]) {
+        items.push(this.button(a, SIMPLE_LABELS[a.type], { class: a.type === "draw" ? "primary" : "" }));
+      }
+    }
+    if (!items.length) return null;
+    const showOdds = legal.some((a) => a.type === "draw" || a.type === "petition");
+    const petition = legal.find((a) => a.type === "petition");
+    let bust = null;
+    if (petition) {
+      bust = el("div", { class: "petition-odds", "aria-live": "polite" });
+      this.ctx.api.explain(petition).then((data) => {
+        if (typeof data?.bust_odds === "number") {
+          fill(bust, el("p", { class: "explain-line" }, el("strong", {}, "If you petition: "),
+            `${pct(data.bust_odds)} that the petition fails`,
+            typeof data.strike_odds === "number" ? `, ${pct(data.strike_odds)} to draw a burden (a strike)` : "", "."));
+        }
+      }).catch(() => {});
+    }
+    return el("div", { class: "choice-group simple" }, items, bust,
+      showOdds ? renderDrawOdds(me.draw_odds, this.ctx.meta.advisorNames || {}) : null);
+  }
+
+  // ---- endeavour: kind -> base -> target -> talents, then the breakdown, then commit ----
+  wizard(actions) {
+    const box = el("section", { class: "wizard", "aria-label": "Choose an endeavour" },
+      el("h3", {}, "Act with your advisor"));
+    let candidates = actions;
+    const fields = [...WIZARD_ORDER];
+    for (const a of actions) for (const k of Object.keys(a)) {
+      if (k !== "type" && k !== "talents" && !fields.includes(k)) fields.push(k);
+    }
+    fields.push("talents");
+    this.fieldOrder = fields;
+    let pickSet = null;
+    for (const field of fields) {
+      const values = [...new Map(candidates.filter((a) => field in a).map((a) => [JSON.stringify(a[field]), a[field]])).values()];
+      if (!values.length) continue;
+      const chosen = this.sel[field];
+      const has = chosen !== undefined && values.some((v) => JSON.stringify(v) === JSON.stringify(chosen));
+      if (!has && values.length === 1) this.sel[field] = values[0];
+      const current = this.sel[field];
+      const done = current !== undefined && values.some((v) => JSON.stringify(v) === JSON.stringify(current));
+      const stepNode = this.step(field, values, done ? current : undefined);
+      box.appendChild(stepNode);
+      if (field === "talents" && candidates.length <= 16) {
+        // each amount shows the rating it buys (the breakdown follows the choice)
+        for (const a of candidates) {
+          const chip = stepNode.querySelector(`button[data-value="${a.talents}"]`);
+          if (!chip) continue;
+          this.cachedExplain(a).then((data) => {
+            if (typeof data?.rating === "number") chip.appendChild(el("span", { class: "chip-odds" }, ` → ${data.rating}`));
+          }).catch(() => {});
+        }
+      }
+      if (!done) {
+        if (this.isAreaList(values)) pickSet = { field, ids: values };
+        break;
+      }
+      candidates = candidates.filter((a) => JSON.stringify(a[field]) === JSON.stringify(current));
+    }
+    this.ctx.map.setPick(pickSet ? pickSet.ids : null, (id) => { this.sel[pickSet.field] = id; this.rerender(); });
+    const full = candidates.length === 1 && fields.every((f) => !(f in candidates[0]) || this.sel[f] !== undefined);
+    if (full) {
+      const action = candidates[0];
+      const explainBox = el("div", { class: "explain-box", "aria-live": "polite" }, el("p", { class: "hint" }, "Working out the odds…"));
+      box.appendChild(explainBox);
+      box.appendChild(el("div", { class: "commit" },
+        this.button(action, `Commit: ${humanize(action.kind || "endeavour")}${action.talents !== undefined ? ` with ${action.talents} talent${action.talents === 1 ? "" : "s"}` : ""}`, { class: "primary" }),
+        el("button", { type: "button", class: "btn ghost", onclick: () => { this.sel = {}; this.rerender(); } }, "Start over")));
+      this.loadExplain(action, explainBox);
+    }
+    return box;
+  }
+
+  isAreaList(values) {
+    return values.every((v) => typeof v === "string" && (this.ctx.meta.areas?.[v] || this.ctx.map.areaPaths?.has(v)));
+  }
+
+  step(field, values, chosen) {
+    const label = { kind: "Endeavour", base: "From (base)", target: "Target", talents: "Talents (→ rating)" }[field] || humanize(field);
+    const group = el("div", { class: `step step-${field}`, role: "group", "aria-label": label },
+      el("span", { class: "step-label" }, label));
+    if (chosen !== undefined && values.length === 1) {
+      group.appendChild(el("span", { class: "chosen" }, this.ctx.valueName(field, chosen)));
+      return group;
+    }
+    const sorted = field === "talents" ? [...values].sort((a, b) => a - b) : values;
+    const choose = (v) => {
+      // a new choice at this step clears the later steps
+      const order = this.fieldOrder || [];
+      for (const later of order.slice(order.indexOf(field) + 1)) delete this.sel[later];
+      this.sel[field] = v;
+      this.rerender();
+    };
+    if (sorted.length > 12 && field !== "talents") {
+      // a long list (e.g. every area a diplomat can reach): a list box, sorted by name
+      const named = sorted.map((v) => [v, this.ctx.valueName(field, v)]).sort((a, b) => a[1].localeCompare(b[1]));
+      const select = el("select", { class: "step-select", "data-field": field, "aria-label": label,
+        onchange: (e) => { const hit = named.find(([v]) => JSON.stringify(v) === e.target.value); if (hit) choose(hit[0]); } },
+        el("option", { value: "" }, `Choose (${named.length})…`),
+        named.map(([v, name]) => el("option", { value: JSON.stringify(v), selected: chosen !== undefined && JSON.stringify(v) === JSON.stringify(chosen) }, name)));
+      group.appendChild(select);
+      return group;
+    }
+    for (const v of sorted) {
+      const isOn = chosen !== undefined && JSON.stringify(v) === JSON.stringify(chosen);
+      group.appendChild(el("button", {
+        type: "button", class: `chip${isOn ? " on" : ""}`, "aria-pressed": isOn ? "true" : "false",
+        "data-field": field, "data-value": typeof v === "string" ? v : JSON.stringify(v),
+        onclick: () => choose(v),
+      }, this.ctx.valueName(field, v)));
+    }
+    return group;
+  }
+
+  /** explain, remembered until the legal actions change. */
+  cachedExplain(action) {
+    const sig = `${this.signature}@${this.version}`; // the odds move with the counter pool
+    if (this.explainCacheSig !== sig) {
+      this.explainCache = new Map();
+      this.explainCacheSig = sig;
+    }
+    const k = key(action);
+    if (!this.explainCache.has(k)) this.explainCache.set(k, this.ctx.api.explain(action));
+    return this.explainCache.get(k);
+  }
+
+  /** A pointer passing over an option asks for its breakdown only if it stays a moment,
+   * so a click does not race a breakdown of the position it is about to change. */
+  hoverExplain(action, box) {
+    clearTimeout(this.hoverTimer);
+    this.hoverTimer = setTimeout(() => this.loadExplain(action, box), 150);
+  }
+
+  async loadExplain(action, box) {
+    const k = key(action);
+    this.explainKey = k;
+    try {
+      const data = await this.cachedExplain(action);
+      if (this.explainKey !== k) return;
+      const empty = data && Array.isArray(data.terms) && !data.terms.length && !Object.keys(data.odds || {}).length
+        && !data.draw_odds && data.rating === undefined;
+      if (empty && action.type === "defend") {
+        fill(box, el("p", { class: "hint" }, `Your defense subtracts your emperor's Military stature from their rating, and one more for each talent you add (`,
+          ruleLink("13.21"), ")."));
+        return;
+      }
+      fill(box, renderExplain(data, this.ctx.meta.advisorNames || {}));
+      const commit = box.parentElement?.querySelector(".commit") || box;
+      if (commit.scrollIntoView) commit.scrollIntoView({ block: "nearest" });
+    } catch (err) {
+      if (this.explainKey !== k) return;
+      fill(box, el("p", { class: "hint" }, `No breakdown available: ${err.message}`));
+    }
+  }
+
+  rerender() {
+    this.dirty = true;
+    this.render(this.state);
+  }
+
+  // ---- taxation (16): area by area, rebellion odds before the click ----
+  taxation(taxes, plunders) {
+    const box = el("section", { class: "taxation", "aria-label": "Taxation" },
+      el("h3", {}, "Taxation"), el("p", { class: "hint" }, "Choose an area, then how much to raise. The odds of rebellion show before you commit."));
+    const byArea = new Map();
+    for (const a of [...taxes, ...plunders]) {
+      if (!byArea.has(a.area)) byArea.set(a.area, []);
+      byArea.get(a.area).push(a);
+    }
+    const list = el("div", { class: "tax-areas" });
+    for (const [area, acts] of byArea) {
+      const on = this.sel.taxArea === area;
+      list.appendChild(el("button", { type: "button", class: `chip${on ? " on" : ""}`, "aria-pressed": on ? "true" : "false",
+        "data-area": area, onclick: () => { this.sel.taxArea = area; delete this.sel.taxAction; this.rerender(); } },
+        this.ctx.map.areaName(area)));
+      void acts;
+    }
+    box.appendChild(list);
+    this.ctx.map.setPick([...byArea.keys()], (id) => { this.sel.taxArea = id; delete this.sel.taxAction; this.rerender(); });
+    const area = this.sel.taxArea;
+    if (area && byArea.has(area)) {
+      const acts = byArea.get(area);
+      const opts = el("div", { class: "step", role: "group", "aria-label": `Options for ${this.ctx.map.areaName(area)}` });
+      for (const a of acts) {
+        const on = this.sel.taxAction && same(this.sel.taxAction, a);
+        const label = a.type === "plunder" ? "Plunder" : `Tax ${a.amount}`;
+        const risk = el("span", { class: "chip-odds" });
+        opts.appendChild(el("button", { type: "button", class: `chip${on ? " on" : ""}`, "aria-pressed": on ? "true" : "false",
+          "data-tax": a.type === "plunder" ? "plunder" : String(a.amount),
+          onclick: () => { this.sel.taxAction = a; this.rerender(); } }, label, risk));
+        // every amount shows its odds of rebellion at once (16, 17.3)
+        this.cachedExplain(a).then((data) => {
+          const odds = data?.odds || {};
+          if (typeof odds.rebellion === "number") {
+            risk.textContent = data.check ? ` · ${pct(odds.rebellion)} rebellion` : " · no check";
+          }
+        }).catch(() => {});
+      }
+      box.appendChild(opts);
+      if (this.sel.taxAction) {
+        const a = this.sel.taxAction;
+        const explainBox = el("div", { class: "explain-box", "aria-live": "polite" }, el("p", { class: "hint" }, "Working out the odds…"));
+        box.appendChild(explainBox);
+        box.appendChild(el("div", { class: "commit" }, this.button(a,
+          a.type === "plunder" ? `Plunder ${this.ctx.map.areaName(a.area)}` : `Raise ${a.amount} from ${this.ctx.map.areaName(a.area)}`, { class: "primary" })));
+        this.loadExplain(a, explainBox);
+      }
+    }
+    return box;
+  }
+
+  recruiting(actions) {
+    const row = this.state.view?.market?.row || [];
+    const box = el("section", { class: "recruiting", "aria-label": "Recruit from the Court" }, el("h3", {}, "Recruit from the Court"));
+    for (const a of actions) {
+      const slot = row[a.slot] || {};
+      const name = this.ctx.cardName(slot.card);
+      box.appendChild(this.button(a, `${name} — pay with ${humanize(a.pay)}`));
+    }
+    return box;
+  }
+
+  waiveTie(actions) {
+    return el("section", { class: "waive" }, el("h3", {}, "Ties before a rebellion check"),
+      actions.map((a) => this.button(a, `${a.waive ? "Waive" : "Keep"} the tie in ${this.ctx.map.areaName(a.area)}`)));
+  }
+
+  initiative(actions) {
+    const ini = this.state.view?.initiative || {};
+    const rolls = Object.entries(ini.rolls || {}).map(([seat, r]) => `${this.ctx.seatName(Number(seat))} ${r}`).join(", ");
+    const slots = (ini.slots || []).map((s, i) => (s === null || s === undefined ? null : `${i + 1}. ${this.ctx.seatName(s)}`)).filter(Boolean);
+    return el("section", { class: "initiative" }, el("h3", {}, "Initiative"),
+      rolls ? el("p", { class: "hint" }, `Initiative ratings: ${rolls}. The highest picks first.`) : null,
+      slots.length ? el("p", { class: "hint" }, `Taken: ${slots.join("; ")}`) : null,
+      el("div", { class: "choice-group" }, actions.map((a) => this.button(a, this.describe(a)))));
+  }
+
+  diplomacy(actions) {
+    return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"),
+      actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move))));
+  }
+
+  // ---- dialogs: defense interrupt (13) and parley vote (20.4) ----
+  openDialog(kind, title, body, force) {
+    if (this.dialog.open && this.dialog.dataset.kind === kind && this.dialog.dataset.sig === this.signature && !force) return;
+    this.dialog.dataset.kind = kind;
+    this.dialog.dataset.sig = this.signature;
+    fill(this.dialog, el("h2", { id: "dialog-title" }, title), body);
+    this.dialog.setAttribute("aria-labelledby", "dialog-title");
+    if (!this.dialog.open) {
+      if (this.dialog.showModal) this.dialog.showModal(); else this.dialog.setAttribute("open", "");
+    }
+    const first = this.dialog.querySelector("button");
+    if (first) first.focus();
+  }
+
+  closeDialog() {
+    if (this.dialog.open) this.dialog.close();
+  }
+
+  myPrompt(kind) {
+    return (this.state.prompts || []).find((p) => p.seat === this.state.seat && (!kind || p.kind === kind));
+  }
+
+  showDefense(defends, declines, force = false) {
+    const it = this.state.view?.interrupt || {};
+    const prompt = this.myPrompt("defend") || {};
+    const attacker = it.attacker !== undefined ? this.ctx.seatName(it.attacker) : "A rival";
+    const area = this.ctx.map.areaName(it.target || it.area || prompt.area || "");
+    const what = humanize(it.kind || it.endeavour || prompt.endeavour || "an endeavour");
+    const explainBox = el("div", { class: "explain-box", "aria-live": "polite" },
+      el("p", { class: "hint" }, "Point at a choice to see the odds."));
+    const talents = [...defends].sort((a, b) => (a.talents ?? 0) - (b.talents ?? 0));
+    const attackTerms = Array.isArray(it.terms) && it.terms.length
+      ? renderExplain({ type: "endeavour", terms: it.terms, rating: it.rating }) : null;
+    const body = el("div", { class: "dialog-body" },
+      el("p", { class: "lead" }, `${attacker}: ${what} against ${area}.`),
+      attackTerms ? el("details", { class: "attack-terms" }, el("summary", {}, `Their rating: ${it.rating}`), attackTerms)
+        : (it.rating !== undefined ? el("p", {}, `Their rating: ${it.rating}.`) : null),
+      talents.length ? el("p", {}, "Defend (your unused year is spent; your Military stature counts against them), adding talents if you wish, or decline.") : null,
+      el("div", { class: "choice-group", role: "group", "aria-label": "Defense" },
+        talents.map((a) => el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
+          "data-talents": String(a.talents ?? ""),
+          onclick: () => this.send(a), onmouseenter: () => this.hoverExplain(a, explainBox),
+          onfocus: () => this.loadExplain(a, explainBox) },
+        `Defend with ${a.talents ?? 0} talent${a.talents === 1 ? "" : "s"}`)),
+        declines.map((a) => el("button", { type: "button", class: "btn ghost act act-decline", "data-action": "decline",
+          onclick: () => this.send(a) }, "Decline to defend"))),
+      explainBox);
+    this.openDialog("defend", `Defend ${area}?`, body, force);
+  }
+
+  showVote(votes, force = false) {
+    const parley = this.state.view?.parley || {};
+    const prompt = this.myPrompt("vote") || {};
+    const weights = parley.weights || {};
+    const mine = weights[this.state.seat] ?? weights[String(this.state.seat)];
+    const body = el("div", { class: "dialog-body" },
+      el("p", { class: "lead" }, prompt.label || `A parley: ${humanize(parley.question || "")}`),
+      parley.caller !== undefined ? el("p", {}, `Called by ${this.ctx.seatName(parley.caller)}${parley.area ? ` over ${this.ctx.map.areaName(parley.area)}` : ""}. Yes wins on a majority or a tie of weighted votes.`) : null,
+      Object.keys(weights).length ? el("ul", { class: "weights" }, Object.entries(weights).map(([seat, w]) =>
+        el("li", {}, `${this.ctx.seatName(Number(seat))}: ${w} vote${Number(w) === 1 ? "" : "s"}`,
+          (parley.voted || []).includes(Number(seat)) ? " — has voted" : ""))) : null,
+      mine !== undefined ? el("p", { class: "hint" }, `Your vote weighs ${mine}.`) : null,
+      el("div", { class: "choice-group", role: "group", "aria-label": "Your vote" },
+        votes.map((a) => el("button", { type: "button", class: `btn act act-vote${a.choice === "yes" ? " primary" : ""}`, "data-action": "vote",
+          "data-choice": String(a.choice), onclick: () => this.send(a) }, this.ctx.valueName("choice", a.choice)))));
+    this.openDialog("vote", "Parley: cast your vote", body, force);
+  }
+
+  async send(action) {
+    if (this.busy) return;
+    this.busy = true;
+    clearTimeout(this.hoverTimer);
+    this.ctx.api.abortExplains();
+    this.explainCacheSig = "";  // aborted answers must not be served from the cache
+    this.explainKey = "";
+    this.root.classList.add("busy");
+    this.dialog.classList.add("busy");
+    try {
+      await this.ctx.send(action);
+      this.sel = {};
+    } finally {
+      this.busy = false;
+      this.root.classList.remove("busy");
+      this.dialog.classList.remove("busy");
+    }
+  }
+}
+
+export { pct };

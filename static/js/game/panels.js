@@ -1,0 +1,182 @@
+// The side panels: rulers (emperor, seven statures, treasury), my advisors (deck, odds),
+// the Court market, the result-counter pool, relations, scores, and "waiting for".
+import { el, fill, humanize, pct, ruleLink } from "./dom.js";
+
+export const STATURES = ["military", "administration", "diplomacy", "architecture", "arts", "philosophy", "intrigue"];
+const STATURE_SHORT = { military: "Mil", administration: "Adm", diplomacy: "Dip", architecture: "Arc", arts: "Art", philosophy: "Phi", intrigue: "Int" };
+
+function stat(label, value) {
+  return el("div", { class: "stat" }, el("dt", {}, label), el("dd", {}, value ?? "–"));
+}
+
+function statRow(label, value, cls = "") {
+  return [el("dt", { class: cls }, label), el("dd", { class: cls }, value ?? "–")];
+}
+
+export function renderRulers(node, state, ctx) {
+  const view = state.view || {};
+  const players = view.players || [];
+  fill(node, players.map((p, seat) => {
+    const emp = p.emperor || {};
+    const mine = seat === state.seat;
+    const prompted = (state.prompts || []).some((pr) => pr.seat === seat);
+    const statures = emp.statures || {};
+    return el("article", { class: `ruler${mine ? " mine" : ""}${view.active === seat ? " active" : ""}`,
+      style: `--pc:${ctx.colour(p.power)}`, "aria-label": `${ctx.powerName(p.power)}${mine ? " (you)" : ""}` },
+      el("header", {},
+        el("span", { class: `swatch pat-${ctx.pattern(p.power)}${ctx.meta.powers?.[p.power]?.light ? " light" : ""}`, "aria-hidden": "true" }),
+        el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, " — you") : null),
+        prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
+        view.active === seat ? el("span", { class: "badge" }, "active") : null),
+      el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),
+        emp.age !== undefined ? ` · age ${emp.age}` : "",
+        emp.reign_years !== undefined ? ` · ${emp.reign_years} years reigned` : ""),
+      el("ul", { class: "statures", "aria-label": "Statures" }, STATURES.map((s) => el("li", { title: humanize(s) },
+        el("span", { class: "st-name" }, STATURE_SHORT[s]),
+        el("span", { class: "st-val" }, statures[s] ?? "–")))),
+      el("dl", { class: "stats" },
+        stat("Talents", p.talents), stat("Influence", p.influence), stat("Popularity", p.popularity),
+        stat("Years left", p.years_left), stat("To draw", p.draw_count), stat("Discarded", p.discard_count),
+        stat("Holdings", p.holdings_count), stat("VP", p.vp)),
+      p.notables && p.notables.length ? el("p", { class: "ruler-line" }, el("span", { class: "k" }, "Notables: "),
+        p.notables.map((n) => ctx.cardName(n)).join(", ")) : null,
+      p.innovations && p.innovations.length ? el("p", { class: "ruler-line" }, el("span", { class: "k" }, "Innovations: "),
+        p.innovations.map((n) => ctx.cardName(n)).join(", ")) : null);
+  }));
+}
+
+export function renderMine(node, state, ctx) {
+  const me = state.view?.me;
+  if (!me) { fill(node, el("p", { class: "hint" }, "You are watching this game.")); return; }
+  const player = (state.view.players || [])[me.seat ?? state.seat] || {};
+  const deck = Array.isArray(me.deck_list) ? me.deck_list : [];
+  const counts = new Map();
+  for (const c of deck) { const n = ctx.cardName(c); counts.set(n, (counts.get(n) || 0) + 1); }
+  const hand = me.hand ? (Array.isArray(me.hand) ? me.hand : [me.hand]) : [];
+  fill(node,
+    el("dl", { class: "treasury" },
+      statRow("Draw pile", player.draw_count),
+      statRow("Discard pile", player.discard_count ?? (me.discard || []).length),
+      statRow("Petition cost", me.petition_cost),
+      statRow("Strikes", me.strikes)),
+    hand.length ? el("div", {}, el("h4", {}, "In hand"), el("div", { class: "hand" }, hand.map((c) => ctx.cardFace(c)))) : null,
+    el("h4", {}, `My deck (${deck.length})`),
+    el("ul", { class: "deck-list" }, [...counts].map(([name, n]) => el("li", {}, name, n > 1 ? el("span", { class: "count" }, ` ×${n}`) : null))),
+    (me.discard || []).length ? el("p", { class: "hint" }, `Discarded: ${(me.discard || []).map((c) => ctx.cardName(c)).join(", ")}`) : null,
+    (me.holdings || []).length ? [el("h4", {}, "Fate holdings"), el("ul", {}, me.holdings.map((h) => el("li", {}, ctx.cardName(h))))] : null);
+}
+
+export function renderMarket(node, state, ctx) {
+  const market = state.view?.market || {};
+  const row = market.row || [];
+  const recruit = (state.legal_actions || []).filter((a) => a.type === "recruit");
+  const deckCount = market.deck_count ?? state.view?.market_deck_count ?? market.market_deck_count ?? null;
+  fill(node,
+    (row.length ? el("ol", { class: "market" }, row.map((slot, i) => {
+      const card = slot.card;
+      const info = ctx.notable(card);
+      const acts = recruit.filter((a) => a.slot === i);
+      return el("li", { class: "market-card" },
+        el("div", { class: "card-name" }, slot.name || ctx.cardName(card)),
+        info ? el("div", { class: "card-meta" }, [info.type ? (ctx.meta.advisorNames?.[info.type] || humanize(info.type)) : null,
+          info.bonus !== undefined ? `+${info.bonus}` : null, info.cost !== undefined ? `base cost ${info.cost}` : null].filter(Boolean).join(" · ")) : null,
+        info?.ability ? el("div", { class: "card-ability" }, info.ability) : null,
+        info?.note ? el("div", { class: "card-text" }, info.note) : null,
+        slot.coins ? el("div", { class: "coins", title: "Talents lying on this card" }, `${slot.coins} ◉`) : null,
+        acts.map((a) => el("button", { type: "button", class: "btn small act act-recruit", "data-slot": String(i), "data-pay": a.pay,
+          onclick: () => ctx.send(a) }, `Recruit (${humanize(a.pay)})`)));
+    })) : el("p", { class: "hint" }, "The Court is empty.")),
+    deckCount !== null
+      ? el("p", { class: "hint" }, `${deckCount} notables wait in the Court deck. A notable's price is its base cost plus its place in the row (the first is +0); every notable passed over gains a talent, which goes to whoever recruits it (`,
+        ruleLink("6.5"), ", ", ruleLink("6.6"), ").") : null);
+}
+
+export function renderCounters(node, state) {
+  const c = state.view?.counters || {};
+  const pool = c.pool || c.in_pool || c.counts || {};
+  const out = c.out || c.drawn || {};
+  const total = Object.values(pool).reduce((a, b) => a + Number(b), 0);
+  const outKeys = Array.isArray(out) ? out.map(String) : Object.keys(out);
+  const keys = [...new Set([...Object.keys(pool), ...outKeys])].sort((a, b) => Number(a) - Number(b));
+  const outCount = (k) => Array.isArray(out) ? out.filter((v) => String(v) === k).length : Number(out[k] || 0);
+  fill(node,
+    el("table", { class: "pool" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Counter"), el("th", { scope: "col" }, "In pool"), el("th", { scope: "col" }, "Drawn"), el("th", { scope: "col" }, "Next draw"))),
+      el("tbody", {}, keys.map((k) => el("tr", {},
+        el("th", { scope: "row" }, Number(k) > 0 ? `+${k}` : k),
+        el("td", {}, String(pool[k] ?? 0)),
+        el("td", {}, String(outCount(k))),
+        el("td", {}, total ? pct(Number(pool[k] || 0) / total) : "–"))))),
+    el("p", { class: "hint" }, `${total} counters left; the pool is refilled when empty.`));
+}
+
+export function renderScores(node, state, ctx) {
+  const score = state.view?.score || {};
+  const players = state.view?.players || [];
+  const rows = players.map((p, seat) => {
+    const s = score[seat] ?? score[String(seat)] ?? {};
+    const total = typeof s === "number" ? s : (s.total ?? s.vp ?? p.vp ?? 0);
+    const parts = typeof s === "object" ? Object.entries(s).filter(([k]) => k !== "total") : [];
+    return el("tr", {}, el("th", { scope: "row" }, ctx.powerName(p.power)), el("td", { class: "num" }, String(total)),
+      el("td", { class: "hint" }, parts.map(([k, v]) => `${humanize(k)} ${v}`).join(" · ")));
+  });
+  fill(node, el("table", { class: "scores" }, el("tbody", {}, rows)));
+}
+
+export function renderRelations(node, state, ctx) {
+  const rel = state.view?.relations;
+  if (!rel || typeof rel !== "object") { fill(node, el("p", { class: "hint" }, "All at peace.")); return; }
+  const items = [];
+  const pairs = rel.pairs || rel;
+  for (const [k, v] of Object.entries(pairs)) {
+    if (typeof v === "string" || (v && typeof v === "object" && (v.status || v.state))) {
+      const names = k.split(/[-:,|]/).map((x) => (/^\d+$/.test(x) ? ctx.seatName(Number(x)) : ctx.powerName(x)));
+      const status = typeof v === "string" ? v : (v.status || v.state);
+      items.push(el("li", { class: `rel rel-${status}` }, `${names.join(" – ")}: ${humanize(status)}`,
+        v && v.turns ? ` (${v.turns} turns)` : ""));
+    }
+  }
+  if (rel.hegemon !== undefined && rel.hegemon !== null) items.push(el("li", {}, `Hegemon: ${ctx.seatName(rel.hegemon)}`));
+  fill(node, items.length ? el("ul", { class: "relations" }, items) : el("p", { class: "hint" }, "No treaties or wars."));
+}
+
+export function renderStatus(node, state, ctx) {
+  const v = state.view || {};
+  const prompts = state.prompts || [];
+  const waiting = [...new Set(prompts.map((p) => p.seat))];
+  fill(node,
+    el("span", { class: "turn" }, `Turn ${v.turn ?? "–"}`),
+    v.year !== undefined ? el("span", { class: "year" }, ctx.year(v.year)) : null,
+    v.round !== undefined ? el("span", {}, `Round ${v.round}`) : null,
+    v.phase ? el("span", { class: "phase" }, humanize(v.phase)) : null,
+    el("span", { class: "waiting-for", "aria-live": "polite" },
+      v.over ? "Game over" : waiting.length
+        ? ["Waiting for ", waiting.map((s, i) => [i ? ", " : "", el("strong", { class: s === state.seat ? "me" : "" }, s === state.seat ? "you" : ctx.seatName(s)),
+          deadlineOf(prompts, s)])]
+        : "—"));
+}
+
+function deadlineOf(prompts, seat) {
+  const p = prompts.find((x) => x.seat === seat && x.deadline);
+  if (!p) return null;
+  const d = new Date(p.deadline);
+  if (Number.isNaN(d.getTime())) return null;
+  return el("time", { datetime: d.toISOString(), class: "deadline" }, ` (until ${d.toLocaleString([], { dateStyle: "short", timeStyle: "short" })})`);
+}
+
+/** My areas at a glance (for taxation and defense): population, social state, unrest, forts. */
+export function renderMyAreas(node, state, ctx) {
+  if (!node) return;
+  const seat = state.seat;
+  const areas = Object.entries(state.view?.areas || {}).filter(([, a]) => seat !== null && seat !== undefined && a.owner === seat);
+  if (!areas.length) { fill(node, el("p", { class: "hint" }, seat === null || seat === undefined ? "You are watching this game." : "You hold no areas.")); return; }
+  areas.sort((a, b) => ctx.areaName(a[0]).localeCompare(ctx.areaName(b[0])));
+  fill(node, el("table", { class: "pool my-areas" },
+    el("thead", {}, el("tr", {}, ["Area", "Pop.", "Social", "Unrest", "Fort"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, areas.map(([id, a]) => el("tr", {},
+      el("th", { scope: "row" }, ctx.areaName(id)),
+      el("td", {}, String(ctx.meta.areas?.[id]?.population ?? "–")),
+      el("td", {}, a.social > 0 ? `+${a.social}` : String(a.social ?? "–")),
+      el("td", {}, a.unrest ? "yes" : "–"),
+      el("td", {}, a.fort ? String(a.fort) : "–"))))));
+}

@@ -1,0 +1,227 @@
+// live.js — the browser side of /ws/games/{id} (protocol: docs/realtime.md).
+//
+//   import { connectGame } from "/static/js/live.js";
+//   const live = connectGame(gameId, {
+//     onState(msg)  { /* full snapshot: msg.view, msg.legal_actions, msg.prompts, msg.events (tail) */ },
+//     onUpdate(msg) { /* msg.events = new events only; msg.view etc. = the new state */ },
+//     onError(err)  { /* {status, reason, current_version?} of a refused action, or a socket error */ },
+//     onStatus(s)   { /* "connecting" | "connected" | "reconnecting" | "offline" */ },
+//     onChat(msg)   { /* optional: a chat line pushed by the server */ },
+//   });
+//   await live.send({type: "end_turn"}, view.version);   // resolves {version}, rejects {status, reason}
+//   live.close();
+//
+// "sync" messages (the events missed while away + the current view) are delivered to
+// onUpdate with msg.resync = true, so the page only has to append events and redraw.
+// The module reconnects by itself with exponential backoff and jitter and, on every
+// reconnect, sends the last event seq it saw so the server resends only what was missed.
+
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 15000;
+const ACTION_TIMEOUT_MS = 15000;
+
+function socketUrl(gameId) {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}/ws/games/${encodeURIComponent(gameId)}`;
+}
+
+function randomKey() {
+  if (globalThis.crypto && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  // crypto.randomUUID needs a secure context; plain http on a LAN address is not one.
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export function connectGame(gameId, handlers = {}) {
+  const { onState, onUpdate, onError, onStatus, onChat } = handlers;
+  let ws = null;
+  let lastSeq = null; // last event seq seen; null = we know nothing yet
+  let lastChat = null; // last chat line id seen
+  let version = null;
+  let attempt = 0;
+  let closed = false;
+  let retryTimer = null;
+  let status = null;
+  let reqCounter = 0;
+  // req_id -> {resolve, reject, message, timer}. Unanswered actions are re-sent with the
+  // same idempotency key after a reconnect: the server applies each at most once.
+  const pending = new Map();
+
+  function setStatus(s) {
+    if (s === status) return;
+    status = s;
+    if (onStatus) onStatus(s);
+  }
+
+  function call(fn, arg) {
+    if (!fn) return;
+    try {
+      fn(arg);
+    } catch (err) {
+      console.error("live.js handler failed", err);
+    }
+  }
+
+  function open() {
+    if (closed) return;
+    setStatus(attempt === 0 ? "connecting" : "reconnecting");
+    const socket = new WebSocket(socketUrl(gameId));
+    ws = socket;
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ type: "hello", last_seq: lastSeq, last_chat_id: lastChat }));
+    };
+    socket.onmessage = (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      receive(socket, msg);
+    };
+    socket.onclose = (ev) => {
+      if (ws !== socket) return;
+      ws = null;
+      if (closed) return;
+      // 4401/4403/4404: no access; retrying cannot help.
+      if (ev.code === 4401 || ev.code === 4403 || ev.code === 4404) {
+        setStatus("offline");
+        call(onError, { status: ev.code - 4000, reason: ev.reason || "no access to this game" });
+        failPending({ status: ev.code - 4000, reason: ev.reason || "no access" });
+        return;
+      }
+      scheduleReconnect();
+    };
+    socket.onerror = () => {
+      /* onclose follows */
+    };
+  }
+
+  function scheduleReconnect() {
+    setStatus(attempt >= 6 ? "offline" : "reconnecting");
+    const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt);
+    const delay = base / 2 + Math.random() * (base / 2); // "equal jitter"
+    attempt += 1;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(open, delay);
+  }
+
+  function receive(socket, msg) {
+    switch (msg.type) {
+      case "state":
+      case "sync":
+        attempt = 0;
+        setStatus("connected");
+        track(msg);
+        if (msg.type === "state") call(onState, msg);
+        else call(onUpdate, { ...msg, resync: true });
+        flushOutbox(socket);
+        break;
+      case "update":
+        track(msg);
+        call(onUpdate, msg);
+        break;
+      case "ack":
+      case "error": {
+        const entry = pending.get(msg.req_id);
+        if (entry) {
+          pending.delete(msg.req_id);
+          clearTimeout(entry.timer);
+          if (msg.type === "ack") entry.resolve({ version: msg.version });
+          else entry.reject(msg);
+        }
+        if (msg.type === "error") call(onError, msg);
+        break;
+      }
+      case "ping":
+        socket.send(JSON.stringify({ type: "pong" }));
+        break;
+      case "chat":
+        if (msg.message && typeof msg.message.id === "number") lastChat = Math.max(lastChat ?? 0, msg.message.id);
+        call(onChat, msg);
+        break;
+      default:
+        break;
+    }
+  }
+
+  function track(msg) {
+    if (typeof msg.last_seq === "number") lastSeq = msg.last_seq;
+    if (lastChat === null && typeof msg.chat_last_id === "number") lastChat = msg.chat_last_id;
+    if (typeof msg.version === "number") version = msg.version;
+  }
+
+  function flushOutbox(socket) {
+    for (const entry of pending.values()) socket.send(JSON.stringify(entry.message));
+  }
+
+  function failPending(err) {
+    for (const [id, entry] of pending) {
+      clearTimeout(entry.timer);
+      entry.reject(err);
+      pending.delete(id);
+    }
+  }
+
+  function send(action, expectedVersion = version) {
+    if (closed) return Promise.reject({ status: 0, reason: "connection closed" });
+    reqCounter += 1;
+    const message = {
+      type: "action",
+      action,
+      expected_version: expectedVersion,
+      idempotency_key: randomKey(),
+      req_id: `r${reqCounter}`,
+    };
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(message.req_id);
+        reject({ status: 0, reason: "no answer from the server (is the connection down?)" });
+      }, ACTION_TIMEOUT_MS);
+      pending.set(message.req_id, { resolve, reject, message, timer });
+      if (ws && ws.readyState === WebSocket.OPEN && status === "connected") {
+        ws.send(JSON.stringify(message));
+      } // else: sent by flushOutbox once the socket is back and resynced
+    });
+  }
+
+  function close() {
+    closed = true;
+    clearTimeout(retryTimer);
+    failPending({ status: 0, reason: "connection closed" });
+    if (ws) ws.close(1000, "bye");
+    ws = null;
+    setStatus("offline");
+  }
+
+  // Come back quickly when the network or the tab does.
+  const wake = () => {
+    if (!closed && !ws) {
+      attempt = 0;
+      clearTimeout(retryTimer);
+      open();
+    }
+  };
+  if (typeof window !== "undefined") {
+    window.addEventListener("online", wake);
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") wake();
+    });
+  }
+
+  open();
+  return {
+    send,
+    close,
+    get version() {
+      return version;
+    },
+    get lastSeq() {
+      return lastSeq;
+    },
+    get status() {
+      return status;
+    },
+  };
+}
