@@ -1,0 +1,258 @@
+"""The game page's seat controls, in headless Chromium against a real server
+(``live_server``: uvicorn on an SQLite file): Undo, the standing-orders link, the
+stand-in banner ("A bot is playing for you — Take my seat back").
+
+The games are set up over the JSON API (two people from ``new_player``); the decisions
+under test are clicks on the page. Whether an undo is allowed is the server's call
+(app/services/play.py ``undo``): choosing a turn-order slot right after diplomacy reveals
+nothing and asks nobody else, so it can be taken back; a diplomatic move that hands the
+decision to the other player cannot, and the page says so in the server's words.
+
+Screenshots go to test-artifacts/ (undo.png, standin.png).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM),
+        reason="Debian's chromium is not installed at /usr/bin/chromium",
+    ),
+]
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def two_people(live_server: Any, new_player: Any, pace: str = "live") -> tuple[int, list[Any]]:
+    """Alice hosts a two-seat teaching game, Bob joins, Alice starts it."""
+    alice, bob = new_player(live_server), new_player(live_server)
+    game = alice.create_game(
+        scenario="teaching", pace=pace, seats=[{"kind": "human"}, {"kind": "human"}]
+    )
+    assert bob.join(game["id"]).status_code == 200
+    r = alice.start(game["id"])
+    assert r.status_code == 200, r.text
+    return int(game["id"]), [alice, bob]
+
+
+def by_seat(game_id: int, people: list[Any]) -> dict[int, Any]:
+    return {int(p.view(game_id)["seat"]): p for p in people}
+
+
+def open_page(
+    browser: Any, live_server: Any, player: Any, game_id: int
+) -> tuple[Any, Any, list[str]]:
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+    context.add_cookies(
+        [{"name": "ig_session", "value": player.session_cookie, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"/games/{game_id}")
+    page.wait_for_function("(document.body.dataset.version || '') !== ''")  # the view is drawn
+    return context, page, errors
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name))
+
+
+def miss_deadlines(live_server: Any, game_id: int) -> int | None:
+    """Run the real deadline service on the server's database with the clock moved on,
+    until a bot stands in for a seat (its index) or the game is over (None)."""
+    from app.services import deadlines
+    from app.store.db import make_engine, make_sessionmaker
+    from app.store.models import Game
+
+    sql = make_engine(live_server.database_url)
+    factory = make_sessionmaker(sql)
+    try:
+        now = datetime.now(UTC) + timedelta(days=2)
+        for _ in range(40):
+            if not deadlines.run_once(factory, now):
+                return None
+            now += timedelta(days=2)
+            with factory() as db:
+                game = db.get(Game, game_id)
+                assert game is not None
+                stood = [s for s in game.seats if s.standin]
+                if stood and game.status == "active":
+                    return int(stood[0].index)
+                if game.status != "active":
+                    return None
+    finally:
+        sql.dispose()
+    return None
+
+
+def test_undo_takes_a_decision_back_and_a_refusal_is_said_in_words(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    game_id, people = two_people(live_server, new_player)
+    seats = by_seat(game_id, people)
+    # Diplomacy first (each power in turn): everyone passes, over the API.
+    mover: Any = None
+    for _ in range(6):
+        prompt = seats[0].view(game_id)["prompts"][0]
+        player = seats[int(prompt["seat"])]
+        data = player.view(game_id)
+        legal = data["legal_actions"]
+        if any(a["type"] == "choose_slot" for a in legal):
+            mover = player
+            break
+        action = next((a for a in legal if a.get("move") == "pass"), legal[0])
+        r = player.act(game_id, action, data["version"])
+        assert r.status_code == 200, r.text
+    assert mover is not None, "no turn-order choice came up after diplomacy"
+
+    context, page, errors = open_page(browser, live_server, mover, game_id)
+    try:
+        # The standing-orders link is in the header, for a seated player.
+        orders = page.locator("#orders-link")
+        assert orders.is_visible()
+        assert orders.get_attribute("href") == f"/games/{game_id}/orders"
+        assert not page.locator("#standin").is_visible()
+
+        before = mover.view(game_id)
+        offered = before["legal_actions"]
+        slot = next(a for a in offered if a["type"] == "choose_slot")
+        page.locator(
+            f'#decide-body button.act[data-action="choose_slot"][data-slot="{slot["slot"]}"]'
+        ).first.click()
+        page.wait_for_function(f"Number(document.body.dataset.version) > {before['version']}")
+        chosen = mover.view(game_id)
+        assert chosen["legal_actions"] != offered, "the choice was not taken"
+
+        undo = page.locator('#undo-box button[data-control="undo"]')
+        undo.click()
+        page.wait_for_function(f"Number(document.body.dataset.version) > {chosen['version']}")
+        page.locator("#log-list li", has_text="takes back their last decision").first.wait_for()
+        after = mover.view(game_id)
+        assert after["legal_actions"] == offered, "the decision was not taken back"
+        assert after["view"] == before["view"]
+        # the page offers the same choice again
+        page.locator(
+            f'#decide-body button.act[data-action="choose_slot"][data-slot="{slot["slot"]}"]'
+        ).first.wait_for()
+        assert "taken back" in page.locator("#notice").inner_text()
+        shot(page, "undo.png")
+
+        # Undo again: what is now last (a diplomatic pass, which rolled the initiative, or
+        # the rival's) cannot be taken back; the page says so in the server's words and
+        # stops offering Undo until the game moves on.
+        undo.click()
+        notice = page.locator("#notice.error")
+        notice.wait_for()
+        words = notice.inner_text()
+        refusals = ("not the last thing that happened", "revealed something", "Another player")
+        assert any(r in words for r in refusals), words
+        page.locator("#undo-box").wait_for(state="hidden")
+        assert mover.view(game_id)["version"] == after["version"]
+
+        # The orders link leads to the standing-orders page of this game.
+        orders.click()
+        page.wait_for_url(re.compile(rf"/games/{game_id}/orders$"))
+        page.locator("#orders-form").wait_for()
+        assert "Standing orders" in page.locator("h1").inner_text()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """Missed deadlines (the real deadline service, run with a clock moved forward) put a
+    bot in a seat; its player's page says so and gives the seat back in one click."""
+    game_id, people = two_people(live_server, new_player, pace="24h")
+    stood_in = miss_deadlines(live_server, game_id)
+    assert stood_in is not None, "no stand-in after missed deadlines"
+    player = by_seat(game_id, people)[stood_in]
+
+    context, page, errors = open_page(browser, live_server, player, game_id)
+    try:
+        banner = page.locator("#standin")
+        banner.wait_for()
+        assert "A bot is playing for you" in banner.inner_text()
+        assert not page.locator("#undo-box").is_visible()  # nothing of mine to take back
+        assert page.locator("#decide-body button.act").count() == 0
+        shot(page, "standin.png")
+        version = player.view(game_id)["version"]
+        banner.get_by_role("button", name="Take my seat back").click()
+        page.wait_for_function(f"Number(document.body.dataset.version) > {version}")
+        banner.wait_for(state="hidden")
+        view = player.view(game_id)
+        assert not view["seats"][stood_in]["standin"]
+        assert page.locator("#undo-box").is_visible()
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_a_finished_game_offers_a_rematch_and_its_record(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """Alice against a bot misses three deadlines; the stand-in and the bot then play the
+    teaching game to its end. Her page offers the record and a rematch."""
+    alice = new_player(live_server)
+    game = alice.create_game(
+        scenario="teaching",
+        pace="24h",
+        seats=[{"kind": "human"}, {"kind": "bot", "bot_level": "heuristic"}],
+    )
+    game_id = int(game["id"])
+    assert alice.start(game_id).status_code == 200
+    assert miss_deadlines(live_server, game_id) is None
+    assert alice.view(game_id)["status"] == "finished"
+
+    context, page, errors = open_page(browser, live_server, alice, game_id)
+    try:
+        over = page.locator("#game-over")
+        over.wait_for()
+        assert not page.locator("#undo-box").is_visible()
+        assert not page.locator("#standin").is_visible()
+        assert not page.locator("#orders-link").is_visible()  # nothing left to order
+        record = over.locator('a[data-control="record"]')
+        href = record.get_attribute("href") or ""
+        assert href == f"/api/games/{game_id}/record"
+        got = page.request.get(href)
+        assert got.ok, got.text()
+        assert got.json()["state_hash"] and got.json()["actions"]
+        shot(page, "game-over.png")
+        over.get_by_role("button", name="Rematch").click()
+        page.wait_for_url(re.compile(r"/games/(\d+)/lobby$"))
+        found = re.search(r"/games/(\d+)/lobby$", page.url)
+        assert found and int(found.group(1)) != game_id
+        assert not errors, errors
+    finally:
+        context.close()

@@ -1,0 +1,193 @@
+"""Notices for absent players, through a real SMTP server (aiosmtpd) and a real
+HTTP webhook receiver: after a minute's wait, once per decision and hour; digests."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from email import message_from_bytes
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings
+from app.services import accounts, lobby, notifications
+from app.store.db import make_engine, make_sessionmaker
+from app.store.models import Game, Notification
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Mailbox:
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+        self.messages.append(message_from_bytes(envelope.content))
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Mailbox, int]]:
+    box, port = Mailbox(), free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield box, port
+    controller.stop()
+
+
+@pytest.fixture
+def webhook() -> Iterator[tuple[list[dict[str, Any]], str]]:
+    received: list[dict[str, Any]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers["Content-Length"])
+            received.append(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield received, f"http://127.0.0.1:{server.server_port}/hook"
+    server.shutdown()
+
+
+@pytest.fixture
+def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
+    eng = make_engine(migrated_url)
+    yield make_sessionmaker(eng)
+    eng.dispose()
+
+
+def settings_for(smtp_port: int) -> Settings:
+    return Settings(smtp_host="127.0.0.1", smtp_port=smtp_port, base_url="http://table.example")
+
+
+def start_game(factory: sessionmaker[Session], hook_url: str) -> int:
+    with factory() as db:
+        alice = accounts.signup(db, "alice", "correct horse 1", "alice@example.org")
+        bob = accounts.signup(db, "bob", "correct horse 1", "bob@example.org")
+        for user in (alice, bob):
+            accounts.update_preferences(db, user, webhook_url=hook_url)
+        game = lobby.create_game(
+            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="24h"
+        )
+        lobby.join(db, game, bob)
+        lobby.start(db, game, alice)
+        db.commit()
+        return game.id
+
+
+def test_turn_notice_by_email_and_webhook_once(
+    factory: sessionmaker[Session], smtp: tuple[Mailbox, int], webhook: Any
+) -> None:
+    box, port = smtp
+    hooks, hook_url = webhook
+    settings = settings_for(port)
+    gid = start_game(factory, hook_url)
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        (seat_key, deadline), *_ = game.deadlines.items()
+        waiting = next(s for s in game.seats if s.index == int(seat_key))
+        started = notifications.prompt_started(game, deadline)
+        assert waiting.user is not None
+        name, email = waiting.user.username, waiting.user.email
+    # Within the first minute nobody is disturbed.
+    assert notifications.run_once(factory, settings, started + timedelta(seconds=30)) == 0
+    assert box.messages == [] and hooks == []
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=2)) == 2
+    assert len(box.messages) == 1 and len(hooks) == 1
+    mail = box.messages[0]
+    assert mail["To"] == email and f"#{gid}" in mail["Subject"]
+    assert f"http://table.example/games/{gid}" in mail.get_payload()
+    assert hooks[0]["game_id"] == gid and name in hooks[0]["text"]
+    # The same decision is not announced twice.
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=90)) == 0
+    with factory() as db:
+        rows = list(db.scalars(select(Notification).where(Notification.game_id == gid)))
+        assert sorted(r.channel for r in rows) == ["email", "webhook"]
+        assert {r.status for r in rows} == {"sent"}
+
+
+def test_opted_out_and_failures(factory: sessionmaker[Session], webhook: Any) -> None:
+    hooks, hook_url = webhook
+    dead_smtp = settings_for(free_port())  # nothing listens there
+    gid = start_game(factory, hook_url)
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        deadline = next(iter(game.deadlines.values()))
+        started = notifications.prompt_started(game, deadline)
+        for seat in game.seats:
+            assert seat.user is not None
+            if str(seat.index) not in game.deadlines:
+                continue
+            accounts.update_preferences(db, seat.user, notify_turns=False)
+        db.commit()
+    assert notifications.run_once(factory, dead_smtp, started + timedelta(minutes=5)) == 0
+    with factory() as db:
+        for seat in db.get(Game, gid).seats:  # type: ignore[union-attr]
+            assert seat.user is not None
+            accounts.update_preferences(db, seat.user, notify_turns=True)
+        db.commit()
+    # The mail server is down: the webhook still goes out, the failure is recorded.
+    assert notifications.run_once(factory, dead_smtp, started + timedelta(minutes=6)) == 1
+    assert len(hooks) == 1
+    with factory() as db:
+        statuses = {
+            r.channel: r.status
+            for r in db.scalars(select(Notification).where(Notification.game_id == gid))
+        }
+        assert statuses == {"email": "failed", "webhook": "sent"}
+
+
+def test_daily_digest(factory: sessionmaker[Session], smtp: tuple[Mailbox, int]) -> None:
+    box, port = smtp
+    settings = settings_for(port)
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        seat = next(s for s in game.seats if str(s.index) in game.deadlines)
+        assert seat.user is not None
+        seat.user.notify_turns = False  # only the digest
+        accounts.update_preferences(db, seat.user, daily_digest=True)
+        db.commit()
+        now = notifications.utcnow()
+    assert notifications.run_once(factory, settings, now) == 1
+    assert "1 game(s) are waiting" in box.messages[0].get_payload()
+    assert notifications.run_once(factory, settings, now + timedelta(hours=2)) == 0
+    assert notifications.run_once(factory, settings, now + timedelta(hours=25)) == 1
+    assert len(box.messages) == 2
+
+
+def test_preferences_are_validated(factory: sessionmaker[Session]) -> None:
+    from app.services.errors import Invalid
+
+    with factory() as db:
+        user = accounts.signup(db, "carol", "correct horse 1")
+        with pytest.raises(Invalid) as caught:
+            accounts.update_preferences(db, user, webhook_url="file:///etc/passwd")
+        assert caught.value.extra["field"] == "webhook_url"
+        with pytest.raises(Invalid):
+            accounts.update_preferences(db, user, email="not-an-address")
+        accounts.update_preferences(db, user, email="", webhook_url="https://hooks.example/x")
+        assert user.email is None and user.webhook_url == "https://hooks.example/x"
