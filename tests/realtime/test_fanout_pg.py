@@ -38,6 +38,9 @@ def move(table: Table, socks: dict[int, GameSocket], watchers: list[GameSocket])
         msg = other.wait_version(reply["version"], timeout=5)
         at = other.received_at[other.messages.index(msg)]
         slowest = max(slowest, at - sent)
+    # The actor's own socket gets the new state too (after its ack): wait for it, so a
+    # caller reading `sock.version` next sees the position the move made.
+    sock.wait_version(reply["version"], timeout=5)
     return slowest
 
 

@@ -202,7 +202,7 @@ export class Decisions {
     let bust = null;
     if (petition) {
       bust = el("div", { class: "petition-odds", "aria-live": "polite" });
-      this.ctx.api.explain(petition).then((data) => {
+      this.cachedExplain(petition).then((data) => {
         if (typeof data?.bust_odds === "number") {
           fill(bust, el("p", { class: "explain-line" }, el("strong", {}, "If you petition: "),
             `${pct(data.bust_odds)} that the petition fails`,
@@ -315,6 +315,7 @@ export class Decisions {
       this.explainCacheSig = sig;
     }
     const k = key(action);
+    if (this.positionSpent()) return Promise.reject(new Error("the position has changed"));
     if (!this.explainCache.has(k)) this.explainCache.set(k, this.ctx.api.explain(action));
     return this.explainCache.get(k);
   }
@@ -323,10 +324,20 @@ export class Decisions {
    * so a click does not race a breakdown of the position it is about to change. */
   hoverExplain(action, box) {
     clearTimeout(this.hoverTimer);
-    this.hoverTimer = setTimeout(() => this.loadExplain(action, box), 150);
+    const version = this.version;
+    this.hoverTimer = setTimeout(() => {
+      if (this.version === version) this.loadExplain(action, box);
+    }, 150);
+  }
+
+  /** True while the shown position may already be gone: an action is on its way, or was
+   * accepted and its new state has not arrived. The server would refuse a breakdown. */
+  positionSpent() {
+    return (this.busy && this.sentFrom === this.version) || this.spentVersion === this.version;
   }
 
   async loadExplain(action, box) {
+    if (this.positionSpent()) return;
     const k = key(action);
     this.explainKey = k;
     try {
@@ -506,6 +517,7 @@ export class Decisions {
   async send(action) {
     if (this.busy) return;
     this.busy = true;
+    this.sentFrom = this.version;
     clearTimeout(this.hoverTimer);
     this.ctx.api.abortExplains();
     this.explainCacheSig = "";  // aborted answers must not be served from the cache
@@ -513,7 +525,9 @@ export class Decisions {
     this.root.classList.add("busy");
     this.dialog.classList.add("busy");
     try {
-      await this.ctx.send(action);
+      // Once accepted, the position on screen is gone even if its new state has not
+      // arrived yet (the ack can beat the push): no breakdown is asked of it until then.
+      if (await this.ctx.send(action)) this.spentVersion = this.version;
       this.sel = {};
     } finally {
       this.busy = false;

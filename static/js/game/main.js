@@ -245,11 +245,13 @@ class GamePage {
     document.title = `${mine ? "● " : ""}${this.meta.title || "Imperial Glory"}`;
   }
 
+  /** Send one action; true once the server has accepted it. */
   async send(action) {
     this.notice("");
     if (this.live && this.live.status === "connected") {
       try {
         await this.live.send(action, this.state?.version);
+        return true;
       } catch (err) {
         if (err?.status === 409) {
           this.notice(STALE, "error");
@@ -257,18 +259,20 @@ class GamePage {
         } else {
           this.notice(err?.reason || err?.message || "The server refused the move.", "error");
         }
+        return false;
       }
-      return;
     }
     try {
       const result = await this.api.act(action, this.state?.version);
       if (result && (result.view || result.legal_actions)) this.receive(result);
       else if (result?.events) this.chronicle.add(result.events);
       await this.refresh();
+      return true;
     } catch (err) {
       const words = err instanceof Refusal ? (err.status === 409 ? STALE : err.message) : `Could not send: ${err.message}`;
       this.notice(words, "error");
       await this.refresh();
+      return false;
     }
   }
 
