@@ -446,6 +446,7 @@ VIEW_FIELDS = (
     "view",
     "legal_actions",
     "prompts",
+    "can_undo",
 )
 
 

@@ -167,13 +167,14 @@ class ServiceSource:
         prompts = play.prompts_with_deadlines(game, state) if state is not None else []
         views: dict[int | None, Any] = {}
         seats = [lobby.seat_summary(s) for s in game.seats]
+        undo_seat = play.undoable_seat(db, game, state)
         out: dict[int | None, dict[str, Any] | tuple[int, str]] = {}
         for user_id in user_ids:
             if not lobby.can_see(db, game, user_id):
                 out[user_id] = (4403, "This game is private.")
                 continue
             out[user_id] = play.seat_payload(
-                game, state, prompts, lobby.seat_of(game, user_id), views, seats
+                game, state, prompts, lobby.seat_of(game, user_id), views, seats, undo_seat
             )
         return out
 

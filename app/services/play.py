@@ -293,12 +293,65 @@ def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
     return state
 
 
+def _undo_check(
+    db: Session, game: Game, seat: Seat, current: dict[str, Any]
+) -> tuple[Action | None, dict[str, Any] | None, str | None]:
+    """Whether `seat` may take back the last action now: (that action, the state before
+    it, None) if so, else (…, the reason in words). The one place undo is decided, for
+    the undo itself and for the `can_undo` flag of the seat's view."""
+    from app import engine
+
+    last = db.scalar(
+        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
+    )
+    if (
+        last is None
+        or seat.user_id is None
+        or last.user_id != seat.user_id
+        or last.seat != seat.index
+        or last.source != "player"
+    ):
+        return last, None, "Your last decision is not the last thing that happened."
+    others = {p["seat"] for p in engine.pending(current)} - {seat.index}
+    if others:
+        return last, None, "Another player has been asked to decide since."
+    # (visible_to is a JSON column: a public event holds JSON null, so filter in Python.)
+    private = any(
+        e.visible_to is not None
+        for e in db.scalars(
+            select(Event).where(Event.game_id == game.id, Event.action_seq == last.seq)
+        )
+    )
+    if private:
+        return last, None, "That decision revealed something; it cannot be taken back."
+    before = state_before(db, game, last.seq - 1)
+    if hidden_parts(before) != hidden_parts(current):
+        return last, None, "That decision revealed something; it cannot be taken back."
+    return last, before, None
+
+
+def undoable_seat(db: Session, game: Game, state: dict[str, Any] | None) -> int | None:
+    """The seat that may take back the last action right now, if any (at most one: the
+    seat whose decision it was)."""
+    if state is None or game.status != "active":
+        return None
+    last = db.scalar(
+        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
+    )
+    if last is None or last.source != "player":
+        return None
+    seat = next((s for s in game.seats if s.index == last.seat), None)
+    if seat is None or seat.standin:
+        return None
+    _, before, refusal = _undo_check(db, game, seat, state)
+    return seat.index if refusal is None and before is not None else None
+
+
 def undo(
     db: Session, game_id: int, user_id: int, expected_version: int, now: datetime | None = None
 ) -> ActionResult:
     """Take back my last decision — only while nothing random or hidden was revealed
     by it and nobody else has been prompted since (so nobody learnt anything)."""
-    from app import engine
 
     now = now or utcnow()
     game = gamelog.lock_game(db, game_id)
@@ -309,25 +362,9 @@ def undo(
         raise Forbidden("You have no seat in this game.")
     if expected_version != game.version:
         raise StaleVersion(game.version)
-    last = db.scalar(
-        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
-    )
-    if last is None or last.user_id != user_id or last.source != "player":
-        raise Invalid("Your last decision is not the last thing that happened.", code="no_undo")
-    current = gamelog.load_state(game)
-    before = state_before(db, game, last.seq - 1)
-    # (visible_to is a JSON column: a public event holds JSON null, so filter in Python.)
-    private = any(
-        e.visible_to is not None
-        for e in db.scalars(
-            select(Event).where(Event.game_id == game.id, Event.action_seq == last.seq)
-        )
-    )
-    others = {p["seat"] for p in engine.pending(current)} - {seat.index}
-    if hidden_parts(before) != hidden_parts(current) or private:
-        raise Invalid("That decision revealed something; it cannot be taken back.", code="no_undo")
-    if others:
-        raise Invalid("Another player has been asked to decide since.", code="no_undo")
+    last, before, refusal = _undo_check(db, game, seat, gamelog.load_state(game))
+    if refusal is not None or last is None or before is None:
+        raise Invalid(refusal or "Nothing to take back.", code="no_undo")
     db.execute(delete(Event).where(Event.game_id == game.id, Event.action_seq == last.seq))
     db.execute(delete(Snapshot).where(Snapshot.game_id == game.id, Snapshot.action_seq >= last.seq))
     db.delete(last)
@@ -378,7 +415,9 @@ def seat_view(
     game = _visible_game(db, game_id, user_id, code)
     state = gamelog.load_state(game) if game.state is not None else None
     prompts = prompts_with_deadlines(game, state) if state is not None else []
-    return seat_payload(game, state, prompts, lobby.seat_of(game, user_id))
+    mine = lobby.seat_of(game, user_id)
+    undo_seat = undoable_seat(db, game, state) if mine is not None else None
+    return seat_payload(game, state, prompts, mine, undo_seat=undo_seat)
 
 
 def seat_payload(
@@ -388,8 +427,10 @@ def seat_payload(
     mine: Seat | None,
     views: dict[int | None, Any] | None = None,
     seats: list[dict[str, Any]] | None = None,
+    undo_seat: int | None = None,
 ) -> dict[str, Any]:
     """The seat view of one loaded game for the holder of `mine` (None = a spectator).
+    `undo_seat` is `undoable_seat` of the game: it sets this seat's `can_undo`.
 
     The realtime hub builds every socket's payload with this from one load of the game,
     sharing `views` (one engine view per seat) and `seats` between users."""
@@ -411,6 +452,7 @@ def seat_payload(
         "prompts": [],
         "last_seq": game.last_event,
         "outcome": game.outcome,
+        "can_undo": seat is not None and seat == undo_seat,
     }
     if state is None:
         return result

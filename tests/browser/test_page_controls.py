@@ -4,7 +4,7 @@ stand-in banner ("A bot is playing for you — Take my seat back").
 
 The games are set up over the JSON API (two people from ``new_player``); the decisions
 under test are clicks on the page. Whether an undo is allowed is the server's call
-(app/services/play.py ``undo``): choosing a turn-order slot right after diplomacy reveals
+(app/services/play.py ``_undo_check``, told ahead as the view's ``can_undo``): choosing a turn-order slot right after diplomacy reveals
 nothing and asks nobody else, so it can be taken back; a diplomatic move that hands the
 decision to the other player cannot, and the page says so in the server's words.
 
@@ -152,6 +152,7 @@ def test_undo_takes_a_decision_back_and_a_refusal_is_said_in_words(
         page.wait_for_function(f"Number(document.body.dataset.version) > {before['version']}")
         chosen = mover.view(game_id)
         assert chosen["legal_actions"] != offered, "the choice was not taken"
+        assert chosen["can_undo"] is True and before["can_undo"] is False
 
         undo = page.locator('#undo-box button[data-control="undo"]')
         undo.click()
@@ -167,10 +168,13 @@ def test_undo_takes_a_decision_back_and_a_refusal_is_said_in_words(
         assert "taken back" in page.locator("#notice").inner_text()
         shot(page, "undo.png")
 
-        # Undo again: what is now last (a diplomatic pass, which rolled the initiative, or
-        # the rival's) cannot be taken back; the page says so in the server's words and
-        # stops offering Undo until the game moves on.
-        undo.click()
+        # What is now last (a diplomatic pass, which rolled the initiative, or the rival's)
+        # cannot be taken back: the seat view says so (`can_undo`) and Undo is not offered.
+        assert after["can_undo"] is False
+        page.locator("#undo-box").wait_for(state="hidden")
+        # A client that asks anyway (a race with the game moving on) gets the server's
+        # refusal, shown in words, and the button stays hidden.
+        page.evaluate("window.imperialGlory.controls.undo()")
         notice = page.locator("#notice.error")
         notice.wait_for()
         words = notice.inner_text()
@@ -213,7 +217,9 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
         banner.wait_for(state="hidden")
         view = player.view(game_id)
         assert not view["seats"][stood_in]["standin"]
-        assert page.locator("#undo-box").is_visible()
+        # the bot's moves are not the player's to take back
+        assert view["can_undo"] is False
+        assert not page.locator("#undo-box").is_visible()
         assert not errors, errors
     finally:
         context.close()

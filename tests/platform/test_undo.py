@@ -77,6 +77,11 @@ def test_undo_during_play(factory: sessionmaker[Session]) -> None:
                 and not any(e.get("to") is not None for e in result.events)
                 and {p["seat"] for p in engine.pending(after)} == {seat}
             )
+            # The seat's view says ahead whether the undo will be taken (the page shows
+            # the button only then); nobody else is offered it.
+            for other_seat, other_user in users.items():
+                payload = play.seat_view(db, gid, other_user)
+                assert payload["can_undo"] is (expected and other_seat == seat), step
             try:
                 play.undo(db, gid, user, result.version)
             except Invalid as exc:

@@ -3,10 +3,10 @@
 // over: Rematch and the game record.
 //
 // Nothing here decides what the rules allow. Whether an undo may be taken is the server's
-// call (app/services/play.py `undo`: only while the decision revealed nothing and nobody
-// else was asked since); the seat view does not say it ahead, so the button is offered to
-// a seated player in a running game and a refusal is shown in the server's words. After a
-// refusal it stays hidden until the game moves on (the answer would be the same).
+// call (app/services/play.py `_undo_check`: only while the decision revealed nothing and
+// nobody else was asked since); the seat view says it ahead as `can_undo`, and the button
+// is offered only then. Should the server still refuse (the game moved on meanwhile), the
+// refusal is shown in its words and the button stays hidden until the next position.
 import { el, fill } from "./dom.js";
 import { Refusal } from "./api.js";
 
@@ -36,7 +36,8 @@ export class PageControls {
     const active = state.status === "active";
     if (this.nodes.orders) this.nodes.orders.hidden = !seat || OVER.has(state.status);
     this.renderStandin(standin && active);
-    this.renderUndo(Boolean(seat) && active && !standin && this.refusedAt !== state.version);
+    this.renderUndo(Boolean(seat) && active && !standin && Boolean(state.can_undo)
+      && this.refusedAt !== state.version);
     this.renderOver(state, seat);
   }
 
