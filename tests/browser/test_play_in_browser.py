@@ -215,6 +215,11 @@ class Table:
         if kind in ("defend", "decline") and (data["view"] or {}).get("interrupt"):
             dialog = page.locator("#decision-dialog")
             dialog.wait_for(state="visible")
+            if kind == "defend":
+                # every amount says at once what it buys: their rating after it, and odds
+                dialog.locator(
+                    'button[data-action="defend"] .chip-odds', has_text="their rating"
+                ).first.wait_for()
             if not self.dialog_shot:
                 person.shot("dialog-defense.png")
                 self.dialog_shot = True
@@ -276,7 +281,17 @@ class Table:
             page.locator(sel).first.click()
             if kind in ("petition", "recruit"):
                 self.done[kind] = True
-        wait_version_after(person, self.game_id, version)
+        try:
+            wait_version_after(person, self.game_id, version)
+        except playwright_api.Error as exc:
+            notice = page.locator("#notice").inner_text() if page.locator("#notice").count() else ""
+            raise AssertionError(
+                f"{person.name}: {action} did not move the game past version {version}; "
+                f"page notice {notice!r}; page version "
+                f"{page.evaluate('document.body.dataset.version')}; busy "
+                f"{page.evaluate('window.imperialGlory.decisions.busy')}; server "
+                f"{person.api_view(self.game_id)['version']}; console {person.console[-5:]}"
+            ) from exc
 
 
 def open_table(

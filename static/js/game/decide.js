@@ -4,6 +4,9 @@
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 import { renderExplain, renderDrawOdds } from "./explain.js";
 
+// Results that leave the defender untouched: nothing happens, the attacker's own base
+// suffers (-1B), or the plot is exposed (EXP). See RESULT_TEXT in app/engine/rules.py.
+const FAILURES = ["none", "-1B", "EXP"];
 const WIZARD_ORDER = ["kind", "base", "target"];
 const SIMPLE_LABELS = {
   draw: "Draw an advisor",
@@ -485,11 +488,24 @@ export class Decisions {
         : (it.rating !== undefined ? el("p", {}, `Their rating: ${it.rating}.`) : null),
       talents.length ? el("p", {}, "Defend (your unused year is spent; your Military stature counts against them), adding talents if you wish, or decline.") : null,
       el("div", { class: "choice-group", role: "group", "aria-label": "Defense" },
-        talents.map((a) => el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
-          "data-talents": String(a.talents ?? ""),
-          onclick: () => this.send(a), onmouseenter: () => this.hoverExplain(a, explainBox),
-          onfocus: () => this.loadExplain(a, explainBox) },
-        `Defend with ${a.talents ?? 0} talent${a.talents === 1 ? "" : "s"}`)),
+        talents.map((a) => {
+          const odds = el("span", { class: "chip-odds" });
+          // each amount shows what it buys at once: their rating after it, and the
+          // chance their endeavour comes to nothing (13.21)
+          if (talents.length <= 16) {
+            this.cachedExplain(a).then((data) => {
+              if (typeof data?.rating !== "number") return;
+              const o = data.odds && typeof data.odds === "object" ? data.odds : null;
+              const fail = o ? FAILURES.reduce((sum, code) => sum + (o[code] || 0), 0) : null;
+              odds.textContent = ` → their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} they fail`}`;
+            }).catch(() => {});
+          }
+          return el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
+            "data-talents": String(a.talents ?? ""),
+            onclick: () => this.send(a), onmouseenter: () => this.hoverExplain(a, explainBox),
+            onfocus: () => this.loadExplain(a, explainBox) },
+          `Defend with ${a.talents ?? 0} talent${a.talents === 1 ? "" : "s"}`, odds);
+        }),
         declines.map((a) => el("button", { type: "button", class: "btn ghost act act-decline", "data-action": "decline",
           onclick: () => this.send(a) }, "Decline to defend"))),
       explainBox);
