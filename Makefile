@@ -37,6 +37,7 @@ chromium:
 ## test: install dev dependencies and run lint, type checks and the whole suite (PostgreSQL included)
 test: install-dev chromium
 	$(BIN)/ruff check app tests bench scripts
+	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 

@@ -59,7 +59,8 @@ class Geo:
             for other in adj:
                 self.seas.setdefault(other, set()).add(sea_id)
         self.coasts: dict[str, set[str]] = {
-            a: {s for s in data.get("coasts", []) if s in self.seas} for a, data in self.areas.items()
+            a: {s for s in data.get("coasts", []) if s in self.seas}
+            for a, data in self.areas.items()
         }
         self.sea_coast: dict[str, set[str]] = {s: set() for s in self.seas}
         for a, seas in self.coasts.items():

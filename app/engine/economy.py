@@ -32,7 +32,9 @@ def yield_bonus(state: State, area_id: str) -> int:
     )
 
 
-def rebellion_terms(state: State, seat: int, area_id: str, demanded: int, waived: list[int] | None = None) -> list[Term]:
+def rebellion_terms(
+    state: State, seat: int, area_id: str, demanded: int, waived: list[int] | None = None
+) -> list[Term]:
     """17.2: the rebellion value of an area, term by term."""
     g = geo()
     area = state["areas"][area_id]
@@ -87,7 +89,13 @@ def _rebellion_odds(value: int) -> dict[str, float]:
     for a in range(1, 7):
         for b in range(1, 7):
             t = a + b + value
-            key = "rebellion" if t >= REBELLION_REVOLT_AT else "unrest" if t >= REBELLION_UNREST_AT else "none"
+            key = (
+                "rebellion"
+                if t >= REBELLION_REVOLT_AT
+                else "unrest"
+                if t >= REBELLION_UNREST_AT
+                else "none"
+            )
             out[key] += Fraction(1, 36)
     return {k: float(v) for k, v in out.items()}
 
@@ -132,7 +140,9 @@ def rebellion_check(
 USURPER_MARGIN = 3  # 17.5
 
 
-def revolt(state: State, seat: int, area_id: str, events: list[dict[str, Any]], usurper: bool = False) -> None:
+def revolt(
+    state: State, seat: int, area_id: str, events: list[dict[str, Any]], usurper: bool = False
+) -> None:
     """17.4: the area becomes independent; an Unrest burden enters the deck (5.7).
     17.5: a rebellion that beats the table by 3 or more raises a usurper."""
     from app.engine.endeavours import change_owner
@@ -144,9 +154,21 @@ def revolt(state: State, seat: int, area_id: str, events: list[dict[str, Any]], 
     area["rebel_of"] = seat
     if usurper:
         area["usurper"] = f"usurper of {g.areas[area_id]['name']}"
-        emit(state, events, f"A usurper seizes {g.areas[area_id]['name']}: diplomacy there is at -5 (12.20).", "17.5", "usurper")
+        emit(
+            state,
+            events,
+            f"A usurper seizes {g.areas[area_id]['name']}: diplomacy there is at -5 (12.20).",
+            "17.5",
+            "usurper",
+        )
     add_burden(state, seat, "unrest")
-    emit(state, events, f"{g.areas[area_id]['name']} rebels against {name(state, seat)} and becomes independent; an Unrest burden enters the deck.", "17.4", "rebellion")
+    emit(
+        state,
+        events,
+        f"{g.areas[area_id]['name']} rebels against {name(state, seat)} and becomes independent; an Unrest burden enters the deck.",
+        "17.4",
+        "rebellion",
+    )
 
 
 def tax_options(state: State, seat: int) -> list[dict[str, Any]]:
@@ -177,10 +199,23 @@ def open_segment(state: State, seat: int, events: list[dict[str, Any]]) -> None:
         bonus = ability_sum(state, seat, "tax_bonus") + ability_sum(state, seat, "demesne")
         if bonus:
             p["talents"] += bonus
-            emit(state, events, f"{name(state, seat)} collects {bonus} talents from demesnes and reforms.", "16.18", "gold")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} collects {bonus} talents from demesnes and reforms.",
+                "16.18",
+                "gold",
+            )
 
 
-def do_tax(state: State, seat: int, area_id: str, amount: int, events: list[dict[str, Any]], waived: list[int]) -> None:
+def do_tax(
+    state: State,
+    seat: int,
+    area_id: str,
+    amount: int,
+    events: list[dict[str, Any]],
+    waived: list[int],
+) -> None:
     """16.1: tax an area; the court is taxed without a check (16.17)."""
     g = geo()
     p = player(state, seat)
@@ -188,17 +223,31 @@ def do_tax(state: State, seat: int, area_id: str, amount: int, events: list[dict
     p["taxed"].append(area_id)
     if area_id == p["court"]:
         p["talents"] += amount
-        emit(state, events, f"{name(state, seat)} taxes the court, {g.areas[area_id]['name']}, for {amount}.", "16.17", "tax")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} taxes the court, {g.areas[area_id]['name']}, for {amount}.",
+            "16.17",
+            "tax",
+        )
         return
     result = rebellion_check(state, seat, area_id, amount, events, waived, rule="16.1")
     if result == "rebellion":
         emit(state, events, "The tax is lost.", "16.1", "tax")
         return
     p["talents"] += amount
-    emit(state, events, f"{name(state, seat)} taxes {g.areas[area_id]['name']} for {amount}.", "16.1", "tax")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} taxes {g.areas[area_id]['name']} for {amount}.",
+        "16.1",
+        "tax",
+    )
 
 
-def do_plunder(state: State, seat: int, area_id: str, events: list[dict[str, Any]], waived: list[int]) -> None:
+def do_plunder(
+    state: State, seat: int, area_id: str, events: list[dict[str, Any]], waived: list[int]
+) -> None:
     """16.2: plunder: -1 social; unrest, or a rebellion check at +3 if already in unrest."""
     g = geo()
     p = player(state, seat)
@@ -206,7 +255,13 @@ def do_plunder(state: State, seat: int, area_id: str, events: list[dict[str, Any
     p["taxed"].append(area_id)
     area = state["areas"][area_id]
     area["social"] = max(-3, area["social"] - 1)  # 16.22
-    emit(state, events, f"{name(state, seat)} plunders {g.areas[area_id]['name']}; it loses a social level.", "16.22", "plunder")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} plunders {g.areas[area_id]['name']}; it loses a social level.",
+        "16.22",
+        "plunder",
+    )
     if not area["unrest"]:
         area["unrest"] = True  # 16.23
         emit(state, events, f"{g.areas[area_id]['name']} enters unrest.", "16.23", "unrest")

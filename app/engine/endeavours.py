@@ -114,12 +114,16 @@ def burden_targets(state: State, seat: int, kind: str) -> list[str]:
     refs = set()
     deck = player(state, seat)["deck"]
     for card in deck["draw"] + deck["discard"]:
-        if card["kind"] == "burden" and kind in g.burdens.get(card["ref"], {}).get("removed_by", []):
+        if card["kind"] == "burden" and kind in g.burdens.get(card["ref"], {}).get(
+            "removed_by", []
+        ):
             refs.add(card["ref"])
     return sorted(refs)
 
 
-def claim_possible(state: State, seat: int, area_id: str, with_tie_needed_if_claimed: bool = True) -> bool:
+def claim_possible(
+    state: State, seat: int, area_id: str, with_tie_needed_if_claimed: bool = True
+) -> bool:
     """18.12 and the 'Recognition of Claim' cases (18 P2.3 and P3.1)."""
     area = state["areas"][area_id]
     if area["owner"] != seat or seat in area["claims"]:
@@ -132,7 +136,9 @@ def claim_possible(state: State, seat: int, area_id: str, with_tie_needed_if_cla
     return seat in area["ties"] or not with_tie_needed_if_claimed  # P3.1
 
 
-def targets(state: State, seat: int, kind: str, costs: dict[str, int] | None = None) -> list[tuple[str, str, str | None]]:
+def targets(
+    state: State, seat: int, kind: str, costs: dict[str, int] | None = None
+) -> list[tuple[str, str, str | None]]:
     """Every (base, target, option) a seat may choose for an endeavour kind."""
     g = geo()
     p = player(state, seat)
@@ -143,7 +149,9 @@ def targets(state: State, seat: int, kind: str, costs: dict[str, int] | None = N
     if p["exiled"] or court is None:
         if kind != "diplomacy" or p["asylum"] is None:
             return out  # 21.1: an exile undertakes no endeavours ...
-        court = state["players"][p["asylum"]]["court"]  # 21.2: ... but diplomacy from a host's court
+        court = state["players"][p["asylum"]][
+            "court"
+        ]  # 21.2: ... but diplomacy from a host's court
         if court is None:
             return out
     if costs is None:
@@ -172,7 +180,10 @@ def targets(state: State, seat: int, kind: str, costs: dict[str, int] | None = N
             if kind == "build":
                 for b_id, b in sorted(g.buildings.items()):
                     have = areas[a]["buildings"].count(b_id)
-                    if have < int(b.get("max_per_area", 1)) and p["talents"] >= int(b["cost"]) + costs[a]:
+                    if (
+                        have < int(b.get("max_per_area", 1))
+                        and p["talents"] >= int(b["cost"]) + costs[a]
+                    ):
                         out.append((a, a, b_id))
                 continue
             out.append((a, a, None))
@@ -242,7 +253,13 @@ def kinds_for(card: dict[str, Any]) -> list[str]:
 
 
 def base_cost(
-    state: State, seat: int, kind: str, base: str, target: str, option: str | None, costs: dict[str, int] | None = None
+    state: State,
+    seat: int,
+    kind: str,
+    base: str,
+    target: str,
+    option: str | None,
+    costs: dict[str, int] | None = None,
 ) -> tuple[int, list[Term]]:
     """9.2 and 9.17: the talents an endeavour costs before any extra talents."""
     g = geo()
@@ -259,7 +276,9 @@ def base_cost(
         if sea and has_ability(state, seat, "ignore_sea_cost"):
             sea = 0
         if sea:
-            terms.append({"term": "sea zones on the line of communications", "value": sea, "rule": "9.17"})
+            terms.append(
+                {"term": "sea zones on the line of communications", "value": sea, "rule": "9.17"}
+            )
             cost += sea
     return cost, terms
 
@@ -286,16 +305,32 @@ def rating(
     lead = p["emperor"]
     stature = card_type(card) or "military"
     terms: list[Term] = [
-        {"term": f"{lead['name']}'s {stature} stature", "value": int(lead["statures"].get(stature, 0)), "rule": "9.31"}
+        {
+            "term": f"{lead['name']}'s {stature} stature",
+            "value": int(lead["statures"].get(stature, 0)),
+            "rule": "9.31",
+        }
     ]
     if card["kind"] == "notable":
         bonus = int(g.notables.get(card["ref"], {}).get("bonus", 0))
         if bonus:
-            terms.append({"term": f"{g.notables[card['ref']]['name']}'s bonus", "value": bonus, "rule": "6.3"})
+            terms.append(
+                {
+                    "term": f"{g.notables[card['ref']]['name']}'s bonus",
+                    "value": bonus,
+                    "rule": "6.3",
+                }
+            )
     where = spec["where"]
     social_area = base if where in ("foreign", "court") else target  # 9.32 (an exile's base: 21.2)
     if social_area in areas:
-        terms.append({"term": f"social state of {g.areas[social_area]['name']}", "value": int(areas[social_area]["social"]), "rule": "9.32"})
+        terms.append(
+            {
+                "term": f"social state of {g.areas[social_area]['name']}",
+                "value": int(areas[social_area]["social"]),
+                "rule": "9.32",
+            }
+        )
     if talents:
         terms.append({"term": "extra talents", "value": talents, "rule": "9.33"})
     tarea = areas.get(target)
@@ -306,14 +341,20 @@ def rating(
             terms.append({"term": "language difference", "value": -ld, "rule": "9.34"})
         if rd:
             terms.append({"term": "religion difference", "value": -rd, "rule": "9.35"})
-    if kind in ("conquest", "pillage", "convert", "plot_bribe") and tarea is not None and tarea["fort"]:
+    if (
+        kind in ("conquest", "pillage", "convert", "plot_bribe")
+        and tarea is not None
+        and tarea["fort"]
+    ):
         terms.append({"term": "fortifications", "value": -int(tarea["fort"]), "rule": "14.31"})
     # 10.33: the owner of a partially conquered area acting from or in it
     penal_area = base if where == "foreign" else (target if where == "domestic" else None)
     if penal_area in areas and areas[penal_area]["owner"] == seat:
         pen = partial_against(areas[penal_area])
         if pen:
-            terms.append({"term": "enemy C results against the area", "value": -pen, "rule": "10.33"})
+            terms.append(
+                {"term": "enemy C results against the area", "value": -pen, "rule": "10.33"}
+            )
     if kind == "diplomacy" and tarea is not None:
         owner = tarea["owner"]
         if owner is None:
@@ -323,7 +364,13 @@ def rating(
                 terms.append({"term": "independent area", "value": -3, "rule": "12.18"})
         elif owner != seat:
             rival = state["players"][owner]["emperor"]
-            terms.append({"term": f"{rival['name']}'s diplomacy stature", "value": -int(rival["statures"].get("diplomacy", 0)), "rule": "12.17"})
+            terms.append(
+                {
+                    "term": f"{rival['name']}'s diplomacy stature",
+                    "value": -int(rival["statures"].get("diplomacy", 0)),
+                    "rule": "12.17",
+                }
+            )
     if spec["target"] in ("rival", "tie_area", "rival_area"):
         if spec["target"] == "rival_area":
             other = areas[target]["owner"]
@@ -333,7 +380,13 @@ def rating(
             other = seat_of_power(state, target)
         if other is not None:
             rival = state["players"][other]["emperor"]
-            terms.append({"term": f"{rival['name']}'s counter-plots (intrigue)", "value": -int(rival["statures"].get("intrigue", 0)), "rule": "8.7"})
+            terms.append(
+                {
+                    "term": f"{rival['name']}'s counter-plots (intrigue)",
+                    "value": -int(rival["statures"].get("intrigue", 0)),
+                    "rule": "8.7",
+                }
+            )
     bonus = ability_sum(state, seat, "rating_bonus", kind)
     if kind == "science":
         bonus += sum(
@@ -402,20 +455,30 @@ def defense_cost(state: State, seat: int, area: str) -> int | None:
 def defense_terms(state: State, defender: int, talents: int) -> list[Term]:
     d = player(state, defender)
     terms: list[Term] = [
-        {"term": f"{d['emperor']['name']}'s defense (military stature)", "value": -int(d["emperor"]["statures"].get("military", 0)), "rule": "13.21"}
+        {
+            "term": f"{d['emperor']['name']}'s defense (military stature)",
+            "value": -int(d["emperor"]["statures"].get("military", 0)),
+            "rule": "13.21",
+        }
     ]
     if talents:
         terms.append({"term": "defender's extra talents", "value": -talents, "rule": "13.21"})
-    bonus = ability_sum(state, defender, "defense_bonus") + ability_sum(state, defender, "military_innovation")
+    bonus = ability_sum(state, defender, "defense_bonus") + ability_sum(
+        state, defender, "military_innovation"
+    )
     if bonus:
-        terms.append({"term": "defender's innovations and notables", "value": -bonus, "rule": "19.41"})
+        terms.append(
+            {"term": "defender's innovations and notables", "value": -bonus, "rule": "19.41"}
+        )
     return terms
 
 
 # ---------------------------------------------------------------- odds
 
 
-def result_odds(state: State, seat: int, card: dict[str, Any], kind: str, total: int) -> dict[str, float]:
+def result_odds(
+    state: State, seat: int, card: dict[str, Any], kind: str, total: int
+) -> dict[str, float]:
     dist = counter_distribution(state, counter_draws(state, seat, card, kind))
     odds: dict[str, Fraction] = {}
     for v, pr in dist.items():
@@ -427,7 +490,9 @@ def result_odds(state: State, seat: int, card: dict[str, Any], kind: str, total:
 # ---------------------------------------------------------------- area changes
 
 
-def change_owner(state: State, area_id: str, new_owner: int | None, events: list[dict[str, Any]], how: str) -> None:
+def change_owner(
+    state: State, area_id: str, new_owner: int | None, events: list[dict[str, Any]], how: str
+) -> None:
     """7.4: an area changes hands; partial conquests, conversions and courts follow."""
     from app.engine.flow import court_lost
 
@@ -445,21 +510,45 @@ def change_owner(state: State, area_id: str, new_owner: int | None, events: list
                 del other["partial"][s][area_id]
                 if not other["partial"][s]:
                     del other["partial"][s]
-                emit(state, events, f"The C results inflicted from {g.areas[area_id]['name']} on {g.areas[other_id]['name']} are removed.", "10.37", "partial")
+                emit(
+                    state,
+                    events,
+                    f"The C results inflicted from {g.areas[area_id]['name']} on {g.areas[other_id]['name']} are removed.",
+                    "10.37",
+                    "partial",
+                )
     if new_owner is not None and player(state, new_owner)["exiled"]:
         q = player(state, new_owner)  # 21.3: an exile returns with his first area
         q.update(exiled=False, asylum=None, court=area_id)
-        emit(state, events, f"{name(state, new_owner)} returns from exile and holds court in {g.areas[area_id]['name']}.", "21.3", "exile")
+        emit(
+            state,
+            events,
+            f"{name(state, new_owner)} returns from exile and holds court in {g.areas[area_id]['name']}.",
+            "21.3",
+            "exile",
+        )
     if new_owner is not None:
         lead = leader(state, new_owner)
         if seat_claim_by_tie(state, new_owner, area_id):  # 18 P2.1
-            emit(state, events, f"{name(state, new_owner)} gains a claim to {g.areas[area_id]['name']} (tie at conquest).", "18.21", "claim")
+            emit(
+                state,
+                events,
+                f"{name(state, new_owner)} gains a claim to {g.areas[area_id]['name']} (tie at conquest).",
+                "18.21",
+                "claim",
+            )
         limit = OVEREXPANSION_BASE + 2 * int(lead["statures"].get("administration", 0))
         if len(owned(state, new_owner)) > limit:
             from app.engine.deck import add_burden
 
             add_burden(state, new_owner, "corruption")
-            emit(state, events, f"{name(state, new_owner)} has over-extended: a Corruption burden enters the deck.", "5.7", "burden")
+            emit(
+                state,
+                events,
+                f"{name(state, new_owner)} has over-extended: a Corruption burden enters the deck.",
+                "5.7",
+                "burden",
+            )
     if old is not None and player(state, old)["court"] == area_id:
         court_lost(state, old, events)
     _ = how
@@ -485,10 +574,26 @@ def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]])
         return False
     area["ties"].append(seat)
     area["ties"].sort()
-    emit(state, events, f"{name(state, seat)} forms a diplomatic tie with {g.areas[area_id]['name']}.", "12.3", "tie")
-    if area["owner"] == seat and not area["claims"] and area["religion"] == leader(state, seat)["religion"]:
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} forms a diplomatic tie with {g.areas[area_id]['name']}.",
+        "12.3",
+        "tie",
+    )
+    if (
+        area["owner"] == seat
+        and not area["claims"]
+        and area["religion"] == leader(state, seat)["religion"]
+    ):
         area["claims"].append(seat)
-        emit(state, events, f"{name(state, seat)} gains a claim to {g.areas[area_id]['name']}.", "18.22", "claim")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} gains a claim to {g.areas[area_id]['name']}.",
+            "18.22",
+            "claim",
+        )
     return True
 
 
@@ -499,20 +604,34 @@ def social_change(state: State, area_id: str, delta: int) -> int:
     return int(area["social"] - before)
 
 
-def conquer(state: State, seat: int, area_id: str, events: list[dict[str, Any]], diplomatic: bool) -> None:
+def conquer(
+    state: State, seat: int, area_id: str, events: list[dict[str, Any]], diplomatic: bool
+) -> None:
     """10.3 (full conquest) and 12.31 (diplomatic conquest)."""
     g = geo()
     area = state["areas"][area_id]
     old = area["owner"]
     if diplomatic:
-        emit(state, events, f"{name(state, seat)} takes {g.areas[area_id]['name']} by diplomacy: no unrest, fortifications kept.", "12.31", "conquest")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} takes {g.areas[area_id]['name']} by diplomacy: no unrest, fortifications kept.",
+            "12.31",
+            "conquest",
+        )
     else:
         area["unrest"] = True  # 10.3
         if area["fort"] == 2:
             area["fort"] = 0  # 14.41
         elif area["fort"] == 3:
             area["fort"] = 2
-        emit(state, events, f"{name(state, seat)} conquers {g.areas[area_id]['name']} from {name(state, old)}; it enters unrest.", "10.3", "conquest")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} conquers {g.areas[area_id]['name']} from {name(state, old)}; it enters unrest.",
+            "10.3",
+            "conquest",
+        )
     change_owner(state, area_id, seat, events, "diplomacy" if diplomatic else "conquest")
 
 
@@ -550,7 +669,17 @@ def resolve(
         f"{name(state, seat)}: {kind} against {aname} — rating {total}, counter {counter:+d} ({', '.join(f'{d:+d}' for d in drawn)} drawn), final {final}: {RESULT_TEXT.get(code, code)}.",
         SPECS[kind]["rule"],
         "endeavour",
-        data={"kind": kind, "base": base, "target": target, "rating": total, "counter": counter, "drawn": drawn, "final": final, "result": code, "terms": terms},
+        data={
+            "kind": kind,
+            "base": base,
+            "target": target,
+            "rating": total,
+            "counter": counter,
+            "drawn": drawn,
+            "final": final,
+            "result": code,
+            "terms": terms,
+        },
     )
     if kind == "conquest" and code == "C":
         _conquest_c(state, seat, base, target, events)
@@ -572,7 +701,13 @@ def resolve(
         else:
             change_owner(state, target, seat, events, "suppress")
             area["unrest"] = True
-            emit(state, events, f"{name(state, seat)} brings rebel {aname} back; it stays in unrest.", "10.5", "conquest")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} brings rebel {aname} back; it stays in unrest.",
+                "10.5",
+                "conquest",
+            )
     elif code == "-1T":
         social_change(state, target, -1)
         emit(state, events, f"{aname} loses a social level.", SPECS[kind]["rule"], "social")
@@ -587,24 +722,50 @@ def resolve(
     elif kind == "census" and code == "G":
         gain = max(0, areas[target]["social"]) + _yield_bonus(target, state)
         p["talents"] += gain
-        emit(state, events, f"The census of {aname} yields {gain} talents without a rebellion check.", "16.3", "gold")
+        emit(
+            state,
+            events,
+            f"The census of {aname} yields {gain} talents without a rebellion check.",
+            "16.3",
+            "gold",
+        )
     elif kind == "diplomacy":
         _diplomacy_result(state, seat, target, code, events)
     elif kind == "claim" and code == "K":
         areas[target]["claims"].append(seat)
-        emit(state, events, f"{name(state, seat)}'s claim to {aname} is recognised.", "18.4", "claim")
+        emit(
+            state, events, f"{name(state, seat)}'s claim to {aname} is recognised.", "18.4", "claim"
+        )
     elif code == "TR":
         p["tribute_turn"] = state["turn"]
-        emit(state, events, f"{name(state, seat)} pays tribute to the nomads for this game turn.", "24.2", "tribute")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} pays tribute to the nomads for this game turn.",
+            "24.2",
+            "tribute",
+        )
     elif kind == "fortify" and code == "F":
         areas[target]["fort"] = 2 if areas[target]["fort"] < 2 else 3
-        emit(state, events, f"{aname} is fortified (strength {areas[target]['fort']}).", "14.2", "fort")
+        emit(
+            state,
+            events,
+            f"{aname} is fortified (strength {areas[target]['fort']}).",
+            "14.2",
+            "fort",
+        )
     elif kind == "build" and code == "B" and option:
         areas[target]["buildings"].append(option)
         eff = g.buildings[option]["effect"]
         if eff.get("op") == "monument":
             p["popularity"] += int(eff.get("popularity", 1))
-        emit(state, events, f"A {g.buildings[option]['name'].lower()} is completed in {aname}.", "8.1", "build")
+        emit(
+            state,
+            events,
+            f"A {g.buildings[option]['name'].lower()} is completed in {aname}.",
+            "8.1",
+            "build",
+        )
     elif code in ("P+1", "P+2"):
         p["popularity"] += 1 if code == "P+1" else 2
         if code == "P+2":
@@ -623,7 +784,13 @@ def resolve(
         emit(state, events, f"{aname} enters unrest.", "8.5", "unrest")
     elif kind == "science" and code == "N":
         p["innovations"].append(target)
-        emit(state, events, f"{name(state, seat)} adopts {g.innovations[target]['name']}.", "8.6", "innovation")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} adopts {g.innovations[target]['name']}.",
+            "8.6",
+            "innovation",
+        )
         _remove_one_burden(state, seat, "plague", events, quiet=True, needs="science")
     elif kind == "convert":
         _convert_result(state, seat, target, code, events, rebellion_check)
@@ -631,13 +798,25 @@ def resolve(
         other = seat_of_power(state, option)
         if other is not None and other in areas[target]["ties"]:
             areas[target]["ties"].remove(other)
-            emit(state, events, f"{name(state, other)}'s tie with {aname} is broken by a palace coup.", "8.7", "tie")
+            emit(
+                state,
+                events,
+                f"{name(state, other)}'s tie with {aname} is broken by a palace coup.",
+                "8.7",
+                "tie",
+            )
     elif code == "$":
         from app.engine.economy import revolt
 
         owner = areas[target]["owner"]
         if owner is not None:
-            emit(state, events, f"{name(state, seat)}'s gold buys the loyalty of {aname}.", "8.8", "plot")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)}'s gold buys the loyalty of {aname}.",
+                "8.8",
+                "plot",
+            )
             revolt(state, owner, target, events)
     elif code == "M":
         other = seat_of_power(state, target)
@@ -682,7 +861,14 @@ def _yield_bonus(area_id: str, state: State) -> int:
     )
 
 
-def _remove_one_burden(state: State, seat: int, ref: str, events: list[dict[str, Any]], quiet: bool = False, needs: str | None = None) -> None:
+def _remove_one_burden(
+    state: State,
+    seat: int,
+    ref: str,
+    events: list[dict[str, Any]],
+    quiet: bool = False,
+    needs: str | None = None,
+) -> None:
     g = geo()
     if needs is not None and needs not in g.burdens.get(ref, {}).get("removed_by", []):
         return
@@ -690,13 +876,21 @@ def _remove_one_burden(state: State, seat: int, ref: str, events: list[dict[str,
     for card in deck["discard"] + deck["draw"]:
         if card["kind"] == "burden" and card["ref"] == ref:
             remove_card(state, seat, card["id"])
-            emit(state, events, f"{name(state, seat)} removes a {g.burdens.get(ref, {}).get('name', ref)} burden.", "5.8", "burden")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} removes a {g.burdens.get(ref, {}).get('name', ref)} burden.",
+                "5.8",
+                "burden",
+            )
             return
     if not quiet:
         emit(state, events, "No such burden was left to remove.", "5.8", "burden")
 
 
-def _conquest_c(state: State, seat: int, base: str, target: str, events: list[dict[str, Any]]) -> None:
+def _conquest_c(
+    state: State, seat: int, base: str, target: str, events: list[dict[str, Any]]
+) -> None:
     """10.3 partial conquest by population, 10.36 counter-conquest."""
     g = geo()
     areas = state["areas"]
@@ -711,7 +905,13 @@ def _conquest_c(state: State, seat: int, base: str, target: str, events: list[di
                 del marks[target]
             if not marks:
                 del base_area["partial"][str(enemy)]
-            emit(state, events, f"Counter-conquest: one of {name(state, enemy)}'s C results against {g.areas[base]['name']} is removed.", "10.36", "partial")
+            emit(
+                state,
+                events,
+                f"Counter-conquest: one of {name(state, enemy)}'s C results against {g.areas[base]['name']} is removed.",
+                "10.36",
+                "partial",
+            )
             return
     mine = tarea["partial"].setdefault(str(seat), {})
     mine[base] = mine.get(base, 0) + 1
@@ -720,10 +920,18 @@ def _conquest_c(state: State, seat: int, base: str, target: str, events: list[di
     if total >= pop:
         conquer(state, seat, target, events, diplomatic=False)
     else:
-        emit(state, events, f"{g.areas[target]['name']} is partially conquered ({total} of {pop}).", "10.3", "partial")
+        emit(
+            state,
+            events,
+            f"{g.areas[target]['name']} is partially conquered ({total} of {pop}).",
+            "10.3",
+            "partial",
+        )
 
 
-def _diplomacy_result(state: State, seat: int, target: str, code: str, events: list[dict[str, Any]]) -> None:
+def _diplomacy_result(
+    state: State, seat: int, target: str, code: str, events: list[dict[str, Any]]
+) -> None:
     """12.3: T, C and T/C."""
     from app.engine.flow import start_parley
 
@@ -733,24 +941,50 @@ def _diplomacy_result(state: State, seat: int, target: str, code: str, events: l
         add_tie(state, seat, target, events)
     elif code in ("C", "T/C"):
         if area["owner"] == seat:
-            add_tie(state, seat, target, events)  # 12.19: against one's own area every success is a tie
+            add_tie(
+                state, seat, target, events
+            )  # 12.19: against one's own area every success is a tie
             return
         old = area["owner"]
         had_tie = seat in area["ties"]
         if code == "T/C" and not had_tie:
             area["ties"].append(seat)
             area["ties"].sort()
-            emit(state, events, f"{name(state, seat)} forms a diplomatic tie with {geo().areas[target]['name']}.", "12.3", "tie")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} forms a diplomatic tie with {geo().areas[target]['name']}.",
+                "12.3",
+                "tie",
+            )
         unclaimed_before = not area["claims"]
         conquer(state, seat, target, events, diplomatic=True)
-        if code == "T/C" and unclaimed_before and seat not in area["claims"] and area["religion"] == leader(state, seat)["religion"]:
+        if (
+            code == "T/C"
+            and unclaimed_before
+            and seat not in area["claims"]
+            and area["religion"] == leader(state, seat)["religion"]
+        ):
             area["claims"].append(seat)  # 18 P2.4
-            emit(state, events, f"{name(state, seat)} gains a claim by the T/C result.", "18.24", "claim")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} gains a claim by the T/C result.",
+                "18.24",
+                "claim",
+            )
         if old is not None and not player(state, old)["accursed"]:
             start_parley(state, old, "contest", target, events, against=seat)  # 12.32 / 20.41
 
 
-def _convert_result(state: State, seat: int, target: str, code: str, events: list[dict[str, Any]], rebellion_check: Any) -> None:
+def _convert_result(
+    state: State,
+    seat: int,
+    target: str,
+    code: str,
+    events: list[dict[str, Any]],
+    rebellion_check: Any,
+) -> None:
     """22.2: conversion by repeated results against one's own area."""
     g = geo()
     area = state["areas"][target]
@@ -764,13 +998,31 @@ def _convert_result(state: State, seat: int, target: str, code: str, events: lis
             p = player(state, seat)
             p["conversions"] += 1
             p["vp"] += 3
-            emit(state, events, f"{g.areas[target]['name']} converts to {name(state, seat)}'s religion (+3 VP).", "22.28", "convert")
+            emit(
+                state,
+                events,
+                f"{g.areas[target]['name']} converts to {name(state, seat)}'s religion (+3 VP).",
+                "22.28",
+                "convert",
+            )
         else:
-            emit(state, events, f"Conversion of {g.areas[target]['name']}: {prog[str(seat)]} of {need}.", "22.2", "convert")
+            emit(
+                state,
+                events,
+                f"Conversion of {g.areas[target]['name']}: {prog[str(seat)]} of {need}.",
+                "22.2",
+                "convert",
+            )
     elif code == "-1TU":
         social_change(state, target, -1)
         area["unrest"] = True
-        emit(state, events, f"{g.areas[target]['name']} resists conversion: it loses a social level and enters unrest.", "22.2", "unrest")
+        emit(
+            state,
+            events,
+            f"{g.areas[target]['name']} resists conversion: it loses a social level and enters unrest.",
+            "22.2",
+            "unrest",
+        )
         rebellion_check(state, seat, target, 0, events, rule="22.2")
 
 
@@ -796,15 +1048,24 @@ def endeavour_is_open(state: State, seat: int, action: dict[str, Any]) -> bool:
     """The same test `endeavour_actions` applies, for one action (cheap, for `explain`)."""
     card = player(state, seat)["deck"]["hand"]
     kind = action.get("kind")
-    if card is None or state.get("step") != "drawn" or state.get("active") != seat or kind not in kinds_for(card):
+    if (
+        card is None
+        or state.get("step") != "drawn"
+        or state.get("active") != seat
+        or kind not in kinds_for(card)
+    ):
         return False
     option = action.get("option")
     costs = loc_costs(state, seat)
-    if (action.get("base"), action.get("target"), option) not in targets(state, seat, str(kind), costs):
+    if (action.get("base"), action.get("target"), option) not in targets(
+        state, seat, str(kind), costs
+    ):
         return False
     cost, _ = base_cost(state, seat, str(kind), action["base"], action["target"], option, costs)
     t = action.get("talents")
-    expected = {"type", "kind", "base", "target", "talents"} | ({"option"} if option is not None else set())
+    expected = {"type", "kind", "base", "target", "talents"} | (
+        {"option"} if option is not None else set()
+    )
     return type(t) is int and 0 <= t <= max_talents(state, seat, cost) and set(action) == expected
 
 
@@ -821,9 +1082,14 @@ def endeavour_actions(state: State, seat: int) -> list[dict[str, Any]]:
             cost, _ = base_cost(state, seat, kind, base, target, option, costs)
             top = max_talents(state, seat, cost)
             for t in range(0, top + 1):
-                act: dict[str, Any] = {"type": "endeavour", "kind": kind, "base": base, "target": target, "talents": t}
+                act: dict[str, Any] = {
+                    "type": "endeavour",
+                    "kind": kind,
+                    "base": base,
+                    "target": target,
+                    "talents": t,
+                }
                 if option is not None:
                     act["option"] = option
                 out.append(act)
     return out
-

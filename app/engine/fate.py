@@ -61,9 +61,24 @@ def draw_fate(state: State, seat: int, events: list[dict[str, Any]]) -> None:
     if info.get("kind") == "holding":
         player(state, seat)["holdings"].append(card)
         emit(state, events, f"{name(state, seat)} draws a Fate holding card.", "19.4", "fate")
-        emit(state, events, f"You draw the holding card {info.get('name')}: {info.get('text')}", "19.4", "fate", to=[seat], data={"card": card})
+        emit(
+            state,
+            events,
+            f"You draw the holding card {info.get('name')}: {info.get('text')}",
+            "19.4",
+            "fate",
+            to=[seat],
+            data={"card": card},
+        )
         return
-    emit(state, events, f"Fate for {name(state, seat)}: {info.get('name')} — {info.get('text')}", "19.2", "fate", data={"card": card["ref"]})
+    emit(
+        state,
+        events,
+        f"Fate for {name(state, seat)}: {info.get('name')} — {info.get('text')}",
+        "19.2",
+        "fate",
+        data={"card": card["ref"]},
+    )
     fate["discard"].append(card)
     resolve_event(state, seat, info.get("effect", {}), events)
 
@@ -84,7 +99,10 @@ def frontier(state: State, seat: int) -> list[str]:
     out = []
     for a in owned(state, seat):
         for nb in g.land.get(a, ()):
-            if state["areas"][nb]["owner"] is None and g.areas[nb].get("terrain") in ("steppe", "desert"):
+            if state["areas"][nb]["owner"] is None and g.areas[nb].get("terrain") in (
+                "steppe",
+                "desert",
+            ):
                 out.append(a)
                 break
     return out
@@ -95,7 +113,13 @@ def raid(state: State, seat: int, amount: int, events: list[dict[str, Any]]) -> 
     g = geo()
     p = player(state, seat)
     if p["tribute_turn"] == state["turn"]:
-        emit(state, events, f"The nomads keep the peace: {name(state, seat)} paid tribute.", "24.2", "nomads")
+        emit(
+            state,
+            events,
+            f"The nomads keep the peace: {name(state, seat)} paid tribute.",
+            "24.2",
+            "nomads",
+        )
         return
     cands = frontier(state, seat)
     for _ in range(amount):
@@ -104,10 +128,18 @@ def raid(state: State, seat: int, amount: int, events: list[dict[str, Any]]) -> 
         a = cands.pop(rng.below(state, len(cands)))
         area = state["areas"][a]
         area["social"] = max(-3, area["social"] - 1)
-        emit(state, events, f"Nomads raid {g.areas[a]['name']}: it loses a social level.", "24.1", "nomads")
+        emit(
+            state,
+            events,
+            f"Nomads raid {g.areas[a]['name']}: it loses a social level.",
+            "24.1",
+            "nomads",
+        )
 
 
-def resolve_event(state: State, seat: int, eff: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def resolve_event(
+    state: State, seat: int, eff: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     g = geo()
     op = eff.get("op")
     p = player(state, seat)
@@ -123,7 +155,13 @@ def resolve_event(state: State, seat: int, eff: dict[str, Any], events: list[dic
     elif op == "plague":
         for a in _pick_areas(state, seat, int(eff.get("areas", 1))):
             state["areas"][a]["social"] = max(-3, state["areas"][a]["social"] - 1)
-            emit(state, events, f"Plague in {g.areas[a]['name']}: it loses a social level.", "19.2", "social")
+            emit(
+                state,
+                events,
+                f"Plague in {g.areas[a]['name']}: it loses a social level.",
+                "19.2",
+                "social",
+            )
         add_burden(state, seat, "plague")
     elif op == "barbarian_raid":
         raid(state, seat, int(eff.get("amount", 1)), events)
@@ -143,7 +181,13 @@ def resolve_event(state: State, seat: int, eff: dict[str, Any], events: list[dic
         for a in _pick_areas(state, seat, int(eff.get("areas", 1))):
             area = state["areas"][a]
             area["social"] = max(-3, min(3, area["social"] + int(eff.get("amount", 1))))
-            emit(state, events, f"{g.areas[a]['name']} is now at social state {area['social']}.", "19.2", "social")
+            emit(
+                state,
+                events,
+                f"{g.areas[a]['name']} is now at social state {area['social']}.",
+                "19.2",
+                "social",
+            )
     elif op == "refill_counters":
         c = state["counters"]
         c["pool"] = sorted(c["pool"] + c["out"])
@@ -155,7 +199,9 @@ def resolve_event(state: State, seat: int, eff: dict[str, Any], events: list[dic
     clamp_popularity(p)
 
 
-def mortality_check(state: State, seat: int, modifier: int, events: list[dict[str, Any]], cause: str) -> bool:
+def mortality_check(
+    state: State, seat: int, modifier: int, events: list[dict[str, Any]], cause: str
+) -> bool:
     """19.31: 2d6 + modifier + age modifier; 12 or more and the emperor dies."""
     p = player(state, seat)
     e = p["emperor"]
@@ -174,7 +220,9 @@ def mortality_check(state: State, seat: int, modifier: int, events: list[dict[st
     return dies
 
 
-def die(state: State, seat: int, events: list[dict[str, Any]], cause: str, heirless: bool | None = None) -> None:
+def die(
+    state: State, seat: int, events: list[dict[str, Any]], cause: str, heirless: bool | None = None
+) -> None:
     """19.32: the emperor dies; the heir succeeds. 19.33: heirless deaths break the line."""
     g = geo()
     p = player(state, seat)
@@ -182,7 +230,11 @@ def die(state: State, seat: int, events: list[dict[str, Any]], cause: str, heirl
     if heirless is None:
         a, b = rng.die(state), rng.die(state)
         heirless = a + b <= 3 and not has_ability(state, seat, "designated_heir")
-    for ref in [h for h in p["in_play"] if g.fate.get(h, {}).get("effect", {}).get("op") == "designated_heir"][:1]:
+    for ref in [
+        h
+        for h in p["in_play"]
+        if g.fate.get(h, {}).get("effect", {}).get("op") == "designated_heir"
+    ][:1]:
         p["in_play"].remove(ref)  # 19.46: used up, back to the Fate discard pile
         state["fate"]["discard"].append(new_card(state, "fate", ref))
     line = p["dynasty"]
@@ -201,8 +253,17 @@ def die(state: State, seat: int, events: list[dict[str, Any]], cause: str, heirl
             "religion": dead["religion"],
         }
         heirless = True
-    emit(state, events, f"{dead['name']} dies ({cause}) after {dead['reign_years']} years on the throne. {heir['name']} succeeds.", "19.32", "death", data={"seat": seat, "dead": dead["ruler"], "heir": heir["ruler"]})
-    p["fallen"].append({"ruler": dead["ruler"], "name": dead["name"], "reign_years": dead["reign_years"]})
+    emit(
+        state,
+        events,
+        f"{dead['name']} dies ({cause}) after {dead['reign_years']} years on the throne. {heir['name']} succeeds.",
+        "19.32",
+        "death",
+        data={"seat": seat, "dead": dead["ruler"], "heir": heir["ruler"]},
+    )
+    p["fallen"].append(
+        {"ruler": dead["ruler"], "name": dead["name"], "reign_years": dead["reign_years"]}
+    )
     p["emperor"] = heir
     p["influence"] += p["popularity"]  # 19.32: popularity turns into influence
     p["popularity"] = 2
@@ -214,7 +275,13 @@ def die(state: State, seat: int, events: list[dict[str, Any]], cause: str, heirl
         add_burden(state, seat, "pretender")
         p["accursed"] = False  # 22.14
         p["usurped"] += 1
-        emit(state, events, f"The line of {p['name']} is broken: every tie is lost and a Pretender burden enters the deck.", "19.33", "death")
+        emit(
+            state,
+            events,
+            f"The line of {p['name']} is broken: every tie is lost and a Pretender burden enters the deck.",
+            "19.33",
+            "death",
+        )
 
 
 # ---------------------------------------------------------------- holdings (19.4)
@@ -245,19 +312,39 @@ def holding_actions(state: State, seat: int, step: str) -> list[dict[str, Any]]:
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "dynastic_inheritance":
             for a, area in sorted(state["areas"].items()):
-                if seat in area["ties"] and seat not in area["claims"] and area["religion"] == p["emperor"]["religion"]:
+                if (
+                    seat in area["ties"]
+                    and seat not in area["claims"]
+                    and area["religion"] == p["emperor"]["religion"]
+                ):
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "diplomatic_coup":
             for a, area in sorted(state["areas"].items()):
                 for other in area["ties"]:
                     if other != seat:
-                        out.append({"type": "play", "card": cid, "target": a, "power": state["players"][other]["power"]})
-        elif op in ("military_innovation", "demesne", "missionary_fervor", "designated_heir", "treasure", "extra_year_now"):
+                        out.append(
+                            {
+                                "type": "play",
+                                "card": cid,
+                                "target": a,
+                                "power": state["players"][other]["power"],
+                            }
+                        )
+        elif op in (
+            "military_innovation",
+            "demesne",
+            "missionary_fervor",
+            "designated_heir",
+            "treasure",
+            "extra_year_now",
+        ):
             out.append({"type": "play", "card": cid})
     return out
 
 
-def play_holding(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def play_holding(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     g = geo()
     p = player(state, seat)
     card = next(c for c in p["holdings"] if c["id"] == action["card"])
@@ -266,7 +353,14 @@ def play_holding(state: State, seat: int, action: dict[str, Any], events: list[d
     eff = info["effect"]
     op = eff["op"]
     target = action.get("target")
-    emit(state, events, f"{name(state, seat)} plays {info['name']}.", "19.4", "holding", data={"card": card["ref"], "target": target})
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} plays {info['name']}.",
+        "19.4",
+        "holding",
+        data={"card": card["ref"], "target": target},
+    )
     if op in ("military_innovation", "demesne", "missionary_fervor", "designated_heir"):
         p["in_play"].append(card["ref"])  # lasting: kept face up
         return
@@ -274,15 +368,33 @@ def play_holding(state: State, seat: int, action: dict[str, Any], events: list[d
     areas = state["areas"]
     if op == "recognition_of_claim" and target:
         areas[target]["claims"].append(seat)  # 18 P2.3 / P3.1
-        emit(state, events, f"{name(state, seat)} gains a claim to {g.areas[target]['name']}.", "18.23", "claim")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} gains a claim to {g.areas[target]['name']}.",
+            "18.23",
+            "claim",
+        )
     elif op == "dynastic_inheritance" and target:
         areas[target]["claims"].append(seat)  # 18 P4
-        emit(state, events, f"{name(state, seat)} gains a claim to {g.areas[target]['name']} by dynastic inheritance.", "18.25", "claim")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} gains a claim to {g.areas[target]['name']} by dynastic inheritance.",
+            "18.25",
+            "claim",
+        )
     elif op == "diplomatic_coup" and target:
         other = seat_of_power(state, action["power"])
         if other is not None and other in areas[target]["ties"]:
             areas[target]["ties"].remove(other)
-            emit(state, events, f"{name(state, other)}'s tie with {g.areas[target]['name']} is broken.", "12.43", "tie")
+            emit(
+                state,
+                events,
+                f"{name(state, other)}'s tie with {g.areas[target]['name']} is broken.",
+                "12.43",
+                "tie",
+            )
     elif op == "treasure":
         p["talents"] += int(eff.get("amount", 3))
     elif op == "extra_year_now":

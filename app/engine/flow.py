@@ -68,7 +68,9 @@ SCHEMA = 1
 # ====================================================================== setup (2)
 
 
-def new_game(scenario_id: str, seat_powers: list[str], seed: int, options: dict[str, Any] | None = None) -> State:
+def new_game(
+    scenario_id: str, seat_powers: list[str], seed: int, options: dict[str, Any] | None = None
+) -> State:
     from app.engine.core import cx
 
     g = geo()
@@ -247,11 +249,22 @@ def geo_counters() -> dict[str, Any]:
 
 def start_game_turn(state: State, events: list[dict[str, Any]]) -> None:
     """3: a game turn opens with the diplomatic phase (skipped alone)."""
-    emit(state, events, f"Game turn {state['turn']} begins ({state['start_year'] + (state['turn'] - 1) * state['years_per_turn']}).", "2.2", "turn")
+    emit(
+        state,
+        events,
+        f"Game turn {state['turn']} begins ({state['start_year'] + (state['turn'] - 1) * state['years_per_turn']}).",
+        "2.2",
+        "turn",
+    )
     state["round"] = 0
     if len(state["players"]) > 1:
         state["phase"] = "diplomacy"
-        state["diplo"] = {"pos": 0, "passes": 0, "moves": {str(s): 0 for s in seats(state)}, "proposal": None}
+        state["diplo"] = {
+            "pos": 0,
+            "passes": 0,
+            "moves": {str(s): 0 for s in seats(state)},
+            "proposal": None,
+        }
     else:
         start_round(state, events)
 
@@ -261,7 +274,11 @@ def start_round(state: State, events: list[dict[str, Any]]) -> None:
     state["phase"] = "initiative"
     state["diplo"] = None
     state["round"] += 1
-    state["year"] = state["start_year"] + (state["turn"] - 1) * state["years_per_turn"] + (state["round"] - 1) * YEARS_PER_ROUND
+    state["year"] = (
+        state["start_year"]
+        + (state["turn"] - 1) * state["years_per_turn"]
+        + (state["round"] - 1) * YEARS_PER_ROUND
+    )
     for s in seats(state):
         p = player(state, s)
         p["years_left"] = YEARS_PER_ROUND + (1 if has_ability(state, s, "extra_year") else 0)  # 4.2
@@ -274,7 +291,16 @@ def start_round(state: State, events: list[dict[str, Any]]) -> None:
         rolls[str(s)] = d + int(player(state, s)["emperor"]["statures"].get("administration", 0))
     pickers = sorted(seats(state), key=lambda s: (-rolls[str(s)], s))
     state["initiative"] = {"rolls": rolls, "pickers": pickers, "slots": [None] * len(pickers)}
-    emit(state, events, f"Round {state['round']} ({state['year']}): initiative " + ", ".join(f"{name(state, s)} {rolls[str(s)]}" for s in pickers) + ".", "4.3", "initiative", data={"rolls": rolls})
+    emit(
+        state,
+        events,
+        f"Round {state['round']} ({state['year']}): initiative "
+        + ", ".join(f"{name(state, s)} {rolls[str(s)]}" for s in pickers)
+        + ".",
+        "4.3",
+        "initiative",
+        data={"rolls": rolls},
+    )
 
 
 def current_picker(state: State) -> int | None:
@@ -298,7 +324,14 @@ def begin_player_turn(state: State, seat: int, events: list[dict[str, Any]]) -> 
     p["strikes"] = 0
     p["shield_used"] = False
     p["turn_record"] = {"success": 0, "fail": 0, "last_success": None, "last_fail": None}
-    emit(state, events, f"{name(state, seat)}'s turn ({p['years_left']} years).", "4.4", "turn", data={"seat": seat})
+    emit(
+        state,
+        events,
+        f"{name(state, seat)}'s turn ({p['years_left']} years).",
+        "4.4",
+        "turn",
+        data={"seat": seat},
+    )
 
 
 def turn_outcome(state: State, seat: int, events: list[dict[str, Any]]) -> None:
@@ -335,7 +368,13 @@ def turn_outcome(state: State, seat: int, events: list[dict[str, Any]]) -> None:
     if pop or inf:
         p["popularity"] += pop
         p["influence"] += inf
-        emit(state, events, f"{name(state, seat)}'s court brings popularity {pop:+d}, influence {inf:+d}.", "6.4", "outcome")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)}'s court brings popularity {pop:+d}, influence {inf:+d}.",
+            "6.4",
+            "outcome",
+        )
     clamp_popularity(p)
 
 
@@ -387,7 +426,13 @@ def upkeep(state: State, events: list[dict[str, Any]]) -> None:
             for s in sorted(totals):
                 if totals[s] == low:
                     player(state, s)["influence"] += 1
-                    emit(state, events, f"{name(state, s)}, trailing, gains one influence.", "4.8", "catch_up")
+                    emit(
+                        state,
+                        events,
+                        f"{name(state, s)}, trailing, gains one influence.",
+                        "4.8",
+                        "catch_up",
+                    )
     if state["turn"] >= state["end_turn"]:
         finish(state, events)
         return
@@ -405,7 +450,14 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
     state["step"] = None
     state["result"] = outcome_of(state)
     res = state["result"]
-    emit(state, events, f"The game ends. {name(state, res['winner'])} wins with {res['scores'][str(res['winner'])]['total']} points.", "26.2", "over", data=res)
+    emit(
+        state,
+        events,
+        f"The game ends. {name(state, res['winner'])} wins with {res['scores'][str(res['winner'])]['total']} points.",
+        "26.2",
+        "over",
+        data=res,
+    )
 
 
 def advance(state: State, events: list[dict[str, Any]]) -> None:
@@ -434,7 +486,14 @@ def advance(state: State, events: list[dict[str, Any]]) -> None:
                 return
             state["order"] = list(ini["slots"])
             state["initiative"] = None
-            emit(state, events, "Order of play: " + ", ".join(name(state, s) for s in state["order"]) + ".", "4.3", "initiative", data={"order": state["order"]})
+            emit(
+                state,
+                events,
+                "Order of play: " + ", ".join(name(state, s) for s in state["order"]) + ".",
+                "4.3",
+                "initiative",
+                data={"order": state["order"]},
+            )
             begin_player_turn(state, state["order"][0], events)
             continue
         return
@@ -449,7 +508,13 @@ def court_lost(state: State, seat: int, events: list[dict[str, Any]]) -> None:
     if not cands:
         p["court"] = None
         p["exiled"] = True
-        emit(state, events, f"{name(state, seat)} has lost every area and goes into exile.", "21.1", "exile")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} has lost every area and goes into exile.",
+            "21.1",
+            "exile",
+        )
         return
     areas = state["areas"]
     best = sorted(
@@ -463,7 +528,13 @@ def court_lost(state: State, seat: int, events: list[dict[str, Any]]) -> None:
         ),
     )[0]
     p["court"] = best
-    emit(state, events, f"{name(state, seat)} moves the court to {g.areas[best]['name']}.", "7.52", "court")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} moves the court to {g.areas[best]['name']}.",
+        "7.52",
+        "court",
+    )
 
 
 # ====================================================================== parleys (20)
@@ -471,10 +542,19 @@ def court_lost(state: State, seat: int, events: list[dict[str, Any]]) -> None:
 
 def parley_weight(state: State, seat: int) -> int:
     p = player(state, seat)
-    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(state, seat, "parley_votes")
+    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(
+        state, seat, "parley_votes"
+    )
 
 
-def start_parley(state: State, caller: int, question: str, area: str, events: list[dict[str, Any]], against: int | None = None) -> None:
+def start_parley(
+    state: State,
+    caller: int,
+    question: str,
+    area: str,
+    events: list[dict[str, Any]],
+    against: int | None = None,
+) -> None:
     g = geo()
     eligible = [s for s in seats(state) if not player(state, s)["accursed"]]
     state["parley"] = {
@@ -487,7 +567,14 @@ def start_parley(state: State, caller: int, question: str, area: str, events: li
         "weights": {str(s): parley_weight(state, s) for s in eligible},
     }
     what = "a claim to" if question == "claim" else "the diplomatic conquest of"
-    emit(state, events, f"{name(state, caller)} calls a parley on {what} {g.areas[area]['name']}.", "20.4", "parley", data={"question": question, "area": area})
+    emit(
+        state,
+        events,
+        f"{name(state, caller)} calls a parley on {what} {g.areas[area]['name']}.",
+        "20.4",
+        "parley",
+        data={"question": question, "area": area},
+    )
 
 
 def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
@@ -501,15 +588,34 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
     passed = yes >= no
     state["parley"] = None
     area = pa["area"]
-    emit(state, events, f"The parley votes {yes} for, {no} against: {'carried' if passed else 'refused'}.", "20.5", "parley", data={"votes": pa["votes"], "yes": yes, "no": no})
+    emit(
+        state,
+        events,
+        f"The parley votes {yes} for, {no} against: {'carried' if passed else 'refused'}.",
+        "20.5",
+        "parley",
+        data={"votes": pa["votes"], "yes": yes, "no": no},
+    )
     if not passed:
         return
     if pa["question"] == "claim":
         state["areas"][area]["claims"].append(pa["caller"])
-        emit(state, events, f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.", "18.32", "claim")
+        emit(
+            state,
+            events,
+            f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.",
+            "18.32",
+            "claim",
+        )
     elif pa["question"] == "contest" and state["areas"][area]["owner"] == pa["against"]:
         change_owner(state, area, pa["caller"], events, "parley")
-        emit(state, events, f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.", "20.41", "parley")
+        emit(
+            state,
+            events,
+            f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.",
+            "20.41",
+            "parley",
+        )
 
 
 def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
@@ -520,7 +626,13 @@ def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
     out = []
     for a in owned(state, seat):
         area = state["areas"][a]
-        if seat in area["ties"] and seat not in area["claims"] and any(s != seat for s in area["claims"]) and a not in p["parleys"] and area["religion"] == p["emperor"]["religion"]:
+        if (
+            seat in area["ties"]
+            and seat not in area["claims"]
+            and any(s != seat for s in area["claims"])
+            and a not in p["parleys"]
+            and area["religion"] == p["emperor"]["religion"]
+        ):
             out.append({"type": "call_parley", "area": a})
     return out
 
@@ -535,20 +647,42 @@ def pending(state: State) -> list[dict[str, Any]]:
     if state["parley"]:
         pa = state["parley"]
         return [
-            {"seat": s, "kind": "vote", "label": f"Parley on {g.areas[pa['area']]['name']}: {pa['question']}", "parley": {"question": pa["question"], "area": pa["area"], "caller": pa["caller"]}}
+            {
+                "seat": s,
+                "kind": "vote",
+                "label": f"Parley on {g.areas[pa['area']]['name']}: {pa['question']}",
+                "parley": {"question": pa["question"], "area": pa["area"], "caller": pa["caller"]},
+            }
             for s in pa["eligible"]
             if str(s) not in pa["votes"]
         ]
     if state["request"]:
         rq = state["request"]
         return [
-            {"seat": s, "kind": "request", "label": f"Waive your tie's effect on the rebellion check in {g.areas[rq['area']]['name']}?", "request": "waive_tie", "area": rq["area"], "from": rq["seat"]}
+            {
+                "seat": s,
+                "kind": "request",
+                "label": f"Waive your tie's effect on the rebellion check in {g.areas[rq['area']]['name']}?",
+                "request": "waive_tie",
+                "area": rq["area"],
+                "from": rq["seat"],
+            }
             for s in rq["ask"]
             if str(s) not in rq["answers"]
         ]
     if state["interrupt"]:
         it = state["interrupt"]
-        return [{"seat": it["defender"], "kind": "defend", "label": f"{name(state, it['attacker'])} attacks {g.areas[it['action']['target']]['name']}: defend?", "attacker": it["attacker"], "area": it["action"]["target"], "endeavour": it["action"]["kind"], "rating": it["rating"]}]
+        return [
+            {
+                "seat": it["defender"],
+                "kind": "defend",
+                "label": f"{name(state, it['attacker'])} attacks {g.areas[it['action']['target']]['name']}: defend?",
+                "attacker": it["attacker"],
+                "area": it["action"]["target"],
+                "endeavour": it["action"]["kind"],
+                "rating": it["rating"],
+            }
+        ]
     phase = state["phase"]
     if phase == "diplomacy":
         d = state["diplo"]
@@ -560,18 +694,48 @@ def pending(state: State) -> list[dict[str, Any]]:
                 "join": f"{name(state, pr['from'])} asks to join your coalition.",
                 "asylum": f"{name(state, pr['from'])}, in exile, asks for asylum at your court.",
             }[what]
-            return [{"seat": pr["to"], "kind": "request", "label": label, "request": what, "from": pr["from"]}]
+            return [
+                {
+                    "seat": pr["to"],
+                    "kind": "request",
+                    "label": label,
+                    "request": what,
+                    "from": pr["from"],
+                }
+            ]
         actor = d["pos"] % len(state["players"])
         return [{"seat": actor, "kind": "diplomacy", "label": "Diplomatic phase: act or pass."}]
     if phase == "initiative":
         picker = current_picker(state)
-        return [] if picker is None else [{"seat": picker, "kind": "initiative", "label": "Choose your place in the order of play."}]
+        return (
+            []
+            if picker is None
+            else [
+                {
+                    "seat": picker,
+                    "kind": "initiative",
+                    "label": "Choose your place in the order of play.",
+                }
+            ]
+        )
     if phase == "turn" and state["active"] is not None:
         s = state["active"]
         if state["step"] == "drawn":
             # Prompts are public (every view lists them): the label never names the card.
-            return [{"seat": s, "kind": "advisor", "label": "Act with the advisor you drew, petition for another, or dismiss it."}]
-        return [{"seat": s, "kind": "turn", "label": "Your turn: draw an advisor, tax, recruit or end your turn."}]
+            return [
+                {
+                    "seat": s,
+                    "kind": "advisor",
+                    "label": "Act with the advisor you drew, petition for another, or dismiss it.",
+                }
+            ]
+        return [
+            {
+                "seat": s,
+                "kind": "turn",
+                "label": "Your turn: draw an advisor, tax, recruit or end your turn.",
+            }
+        ]
     return []
 
 
@@ -592,10 +756,16 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     if kind == "request":
         if prompts[0]["request"] == "waive_tie":
             area = prompts[0]["area"]
-            return [{"type": "waive_tie", "area": area, "waive": True}, {"type": "waive_tie", "area": area, "waive": False}]
+            return [
+                {"type": "waive_tie", "area": area, "waive": True},
+                {"type": "waive_tie", "area": area, "waive": False},
+            ]
         power = state["players"][prompts[0]["from"]]["power"]
         what = prompts[0]["request"]  # peace | join
-        return [{"type": "diplo", "move": f"accept_{what}", "power": power}, {"type": "diplo", "move": f"reject_{what}", "power": power}]
+        return [
+            {"type": "diplo", "move": f"accept_{what}", "power": power},
+            {"type": "diplo", "move": f"reject_{what}", "power": power},
+        ]
     if kind == "defend":
         it = state["interrupt"]
         cost = defense_cost(state, seat, it["action"]["target"]) or 1
@@ -631,7 +801,11 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     out.append({"type": "diplo", "move": "revoke_asylum", "power": power})  # 21.2
         return out
     if kind == "initiative":
-        return [{"type": "choose_slot", "slot": i} for i, s in enumerate(state["initiative"]["slots"]) if s is None]
+        return [
+            {"type": "choose_slot", "slot": i}
+            for i, s in enumerate(state["initiative"]["slots"])
+            if s is None
+        ]
     if kind == "advisor":
         card = p["deck"]["hand"]
         if card_type(card) is not None:
@@ -667,7 +841,11 @@ def default_action(state: State, prompt: dict[str, Any]) -> dict[str, Any]:
     if kind == "vote":
         prefs = [{"type": "vote", "choice": "abstain"}]
     elif kind == "request":
-        prefs = [a for a in legal if a.get("waive") is False or str(a.get("move", "")).startswith("reject_")]
+        prefs = [
+            a
+            for a in legal
+            if a.get("waive") is False or str(a.get("move", "")).startswith("reject_")
+        ]
     elif kind == "defend":
         prefs = [{"type": "decline"}]
     elif kind == "diplomacy":
@@ -697,7 +875,23 @@ def _copy(value: Any) -> Any:
 # The keys of an area record (docs/engine-contract.md, "areas"): scalars, lists
 # of scalars (ties, claims, buildings) and the two maps partial {seat: {base: n}}
 # and convert {seat: n}.
-_AREA_KEYS = frozenset(("owner", "social", "unrest", "fort", "ties", "claims", "partial", "buildings", "language", "religion", "usurper", "rebel_of", "convert"))
+_AREA_KEYS = frozenset(
+    (
+        "owner",
+        "social",
+        "unrest",
+        "fort",
+        "ties",
+        "claims",
+        "partial",
+        "buildings",
+        "language",
+        "religion",
+        "usurper",
+        "rebel_of",
+        "convert",
+    )
+)
 
 
 def _copy_areas(areas: dict[str, Any]) -> dict[str, Any]:
@@ -748,7 +942,9 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     prompts = [pr for pr in pending(state) if pr["seat"] == seat]
     if not prompts:
         waiting = ", ".join(sorted({name(state, pr["seat"]) for pr in pending(state)}))
-        return IllegalAction(f"It is not your decision now; waiting for {waiting}.", "not_your_turn")
+        return IllegalAction(
+            f"It is not your decision now; waiting for {waiting}.", "not_your_turn"
+        )
     t = action.get("type")
     kind = prompts[0]["kind"]
     p = player(state, seat)
@@ -759,27 +955,49 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
         "diplomacy": {"diplo"},
         "initiative": {"choose_slot"},
         "advisor": {"endeavour", "petition", "dismiss", "play"},
-        "turn": {"draw", "tax", "plunder", "recruit", "play", "call_parley", "remove_tie", "reduce_fort", "end_turn"},
+        "turn": {
+            "draw",
+            "tax",
+            "plunder",
+            "recruit",
+            "play",
+            "call_parley",
+            "remove_tie",
+            "reduce_fort",
+            "end_turn",
+        },
     }[kind]
     if t not in expected:
-        return IllegalAction(f"You must answer the {kind} prompt first ({', '.join(sorted(expected))}).", "wrong_prompt")
+        return IllegalAction(
+            f"You must answer the {kind} prompt first ({', '.join(sorted(expected))}).",
+            "wrong_prompt",
+        )
     if t == "draw" and p["years_left"] <= 0:
         return IllegalAction("You have no years left this round.", "no_years")
     if t == "petition":
         cost = petition_cost(state, seat)
         if p["influence"] < cost:
-            return IllegalAction(f"A petition now costs {cost} influence; you have {p['influence']}.", "no_influence")
+            return IllegalAction(
+                f"A petition now costs {cost} influence; you have {p['influence']}.", "no_influence"
+            )
         return IllegalAction("Your deck has no card left to draw.", "empty_deck")
     if t in ("tax", "plunder"):
         if p["tax_state"] == "closed":
-            return IllegalAction("Your taxation segment is over: all taxes are raised at once (16.14).", "tax_closed")
+            return IllegalAction(
+                "Your taxation segment is over: all taxes are raised at once (16.14).", "tax_closed"
+            )
         if action.get("area") in p["taxed"]:
             return IllegalAction("That area was already taxed this turn (16.15).", "taxed")
-        return IllegalAction("You may tax only your own connected areas, up to their social state (16.11-16.13).", "bad_tax")
+        return IllegalAction(
+            "You may tax only your own connected areas, up to their social state (16.11-16.13).",
+            "bad_tax",
+        )
     if t == "recruit":
         if p["recruited"]:
             return IllegalAction("You have already recruited this turn (6.6).", "recruited")
-        return IllegalAction("You cannot afford that card, or there is no such slot.", "cannot_afford")
+        return IllegalAction(
+            "You cannot afford that card, or there is no such slot.", "cannot_afford"
+        )
     if t == "endeavour":
         card = p["deck"]["hand"]
         k = action.get("kind")
@@ -790,11 +1008,23 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
         if not isinstance(action.get("talents"), int) or action["talents"] < 0:
             return IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
         try:
-            cost, _ = base_cost(state, seat, str(k), str(action.get("base")), str(action.get("target")), action.get("option"))
+            cost, _ = base_cost(
+                state,
+                seat,
+                str(k),
+                str(action.get("base")),
+                str(action.get("target")),
+                action.get("option"),
+            )
         except (KeyError, TypeError):
-            return IllegalAction("That base or target is not valid for this endeavour.", "bad_target")
+            return IllegalAction(
+                "That base or target is not valid for this endeavour.", "bad_target"
+            )
         if cost + action["talents"] > p["talents"]:
-            return IllegalAction(f"That costs {cost + action['talents']} talents; you have {p['talents']}.", "cannot_afford")
+            return IllegalAction(
+                f"That costs {cost + action['talents']} talents; you have {p['talents']}.",
+                "cannot_afford",
+            )
         return IllegalAction("That base or target is not valid for this endeavour.", "bad_target")
     return IllegalAction("That action is not allowed now.", "illegal")
 
@@ -840,59 +1070,123 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
     card = draw_card(state, seat)
     assert card is not None
     emit(state, events, f"{name(state, seat)} draws an advisor.", "5.4", "draw")
-    emit(state, events, f"You draw {card_name(card)}.", "5.4", "draw", to=[seat], data={"card": card})
+    emit(
+        state, events, f"You draw {card_name(card)}.", "5.4", "draw", to=[seat], data={"card": card}
+    )
     state["step"] = "drawn"
     if card["kind"] == "burden":
         if has_ability(state, seat, "burden_shield") and not p["shield_used"]:
             p["shield_used"] = True  # 5.6
-            emit(state, events, f"{name(state, seat)} draws a burden; a trusted notable shields it (no strike).", "5.6", "strike")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} draws a burden; a trusted notable shields it (no strike).",
+                "5.6",
+                "strike",
+            )
             return
         p["strikes"] += 1
-        emit(state, events, f"{name(state, seat)} draws a burden: strike {p['strikes']}.", "5.6", "strike")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} draws a burden: strike {p['strikes']}.",
+            "5.6",
+            "strike",
+        )
         if p["strikes"] >= 2:
             p["popularity"] -= 1  # 5.6: the petition fails
             p["turn_record"]["fail"] += 1
             clamp_popularity(p)
             discard_hand(state, seat)
             state["step"] = "start"
-            emit(state, events, f"Two strikes: {name(state, seat)}'s petition fails; popularity -1 and the year is spent.", "5.6", "bust")
+            emit(
+                state,
+                events,
+                f"Two strikes: {name(state, seat)}'s petition fails; popularity -1 and the year is spent.",
+                "5.6",
+                "bust",
+            )
 
 
-def h_petition(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_petition(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     """5.5: pay 1, then 2, 3 ... influence to set the advisor aside and draw again."""
     p = player(state, seat)
     cost = petition_cost(state, seat)
     p["influence"] -= cost
     p["petitions"] += 1
-    emit(state, events, f"{name(state, seat)} petitions for another advisor ({cost} influence).", "5.5", "petition")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} petitions for another advisor ({cost} influence).",
+        "5.5",
+        "petition",
+    )
     discard_hand(state, seat)
     _draw_into_hand(state, seat, events)
 
 
-def h_dismiss(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_dismiss(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     discard_hand(state, seat)
     state["step"] = "start"
-    emit(state, events, f"{name(state, seat)} dismisses the advisor; the year passes.", "5.4", "dismiss")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} dismisses the advisor; the year passes.",
+        "5.4",
+        "dismiss",
+    )
 
 
-def h_endeavour(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_endeavour(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     """9.1: pay, announce the rating; a defender may interrupt (13); then resolve."""
     p = player(state, seat)
     card = p["deck"]["hand"]
-    kind, base, target, option = action["kind"], action["base"], action["target"], action.get("option")
+    kind, base, target, option = (
+        action["kind"],
+        action["base"],
+        action["target"],
+        action.get("option"),
+    )
     cost, _ = base_cost(state, seat, kind, base, target, option)
     p["talents"] -= cost + action["talents"]
     total, terms = rating(state, seat, card, kind, base, target, option, action["talents"])
     defender = defender_for(state, seat, kind, target)
     if defender is not None:
-        state["interrupt"] = {"attacker": seat, "defender": defender, "action": action, "card": card, "rating": total, "terms": terms}
+        state["interrupt"] = {
+            "attacker": seat,
+            "defender": defender,
+            "action": action,
+            "card": card,
+            "rating": total,
+            "terms": terms,
+        }
         state["step"] = "interrupt"
-        emit(state, events, f"{name(state, seat)} announces {kind} against {geo().areas[target]['name']} with rating {total}; {name(state, defender)} may defend.", "13.0", "interrupt")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} announces {kind} against {geo().areas[target]['name']} with rating {total}; {name(state, defender)} may defend.",
+            "13.0",
+            "interrupt",
+        )
         return
     _finish_endeavour(state, seat, action, card, total, terms, events)
 
 
-def _finish_endeavour(state: State, seat: int, action: dict[str, Any], card: dict[str, Any], total: int, terms: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+def _finish_endeavour(
+    state: State,
+    seat: int,
+    action: dict[str, Any],
+    card: dict[str, Any],
+    total: int,
+    terms: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> None:
     resolve(state, seat, action, card, total, terms, events)
     discard_hand(state, seat)
     state["step"] = "start"
@@ -911,7 +1205,13 @@ def h_defend(state: State, seat: int, action: dict[str, Any], events: list[dict[
         dterms = defense_terms(state, seat, action["talents"])
         terms = it["terms"] + dterms
         total = it["rating"] + sum(int(t["value"]) for t in dterms)
-        emit(state, events, f"{name(state, seat)} defends: the rating falls to {total}.", "13.21", "defense")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} defends: the rating falls to {total}.",
+            "13.21",
+            "defense",
+        )
     else:
         terms, total = it["terms"], it["rating"]
         emit(state, events, f"{name(state, seat)} does not defend.", "13.0", "defense")
@@ -922,13 +1222,28 @@ def h_defend(state: State, seat: int, action: dict[str, Any], events: list[dict[
 def h_tax(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     ask = waiver_seats(state, seat, action)
     if ask:
-        state["request"] = {"kind": "waive", "seat": seat, "area": action["area"], "action": action, "ask": ask, "answers": {}}
-        emit(state, events, f"{name(state, seat)} announces a levy on {geo().areas[action['area']]['name']}; tie holders may waive (12.42).", "12.42", "request")
+        state["request"] = {
+            "kind": "waive",
+            "seat": seat,
+            "area": action["area"],
+            "action": action,
+            "ask": ask,
+            "answers": {},
+        }
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} announces a levy on {geo().areas[action['area']]['name']}; tie holders may waive (12.42).",
+            "12.42",
+            "request",
+        )
         return
     _do_levy(state, seat, action, [], events)
 
 
-def _do_levy(state: State, seat: int, action: dict[str, Any], waived: list[int], events: list[dict[str, Any]]) -> None:
+def _do_levy(
+    state: State, seat: int, action: dict[str, Any], waived: list[int], events: list[dict[str, Any]]
+) -> None:
     if action["type"] == "tax":
         do_tax(state, seat, action["area"], action["amount"], events, waived)
     else:
@@ -938,14 +1253,22 @@ def _do_levy(state: State, seat: int, action: dict[str, Any], waived: list[int],
 def h_waive(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     rq = state["request"]
     rq["answers"][str(seat)] = bool(action["waive"])
-    emit(state, events, f"{name(state, seat)} {'waives' if action['waive'] else 'keeps'} the tie's effect.", "12.42", "request")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} {'waives' if action['waive'] else 'keeps'} the tie's effect.",
+        "12.42",
+        "request",
+    )
     if all(str(s) in rq["answers"] for s in rq["ask"]):
         state["request"] = None
         waived = [int(s) for s, w in rq["answers"].items() if w]
         _do_levy(state, rq["seat"], rq["action"], waived, events)
 
 
-def h_recruit(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_recruit(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     _close_tax(state, seat)
     recruit(state, seat, action["slot"], action["pay"], events)
 
@@ -956,7 +1279,9 @@ def h_play(state: State, seat: int, action: dict[str, Any], events: list[dict[st
     play_holding(state, seat, action, events)
 
 
-def h_call_parley(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_call_parley(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     _close_tax(state, seat)
     player(state, seat)["parleys"].append(action["area"])  # 20.53
     start_parley(state, seat, "claim", action["area"], events)
@@ -970,26 +1295,52 @@ def h_vote(state: State, seat: int, action: dict[str, Any], events: list[dict[st
         resolve_parley(state, events)
 
 
-def h_remove_tie(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_remove_tie(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     _close_tax(state, seat)
     state["areas"][action["area"]]["ties"].remove(seat)
-    emit(state, events, f"{name(state, seat)} gives up the tie with {geo().areas[action['area']]['name']}.", "12.43", "tie")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} gives up the tie with {geo().areas[action['area']]['name']}.",
+        "12.43",
+        "tie",
+    )
 
 
-def h_reduce_fort(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_reduce_fort(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     _close_tax(state, seat)
     area = state["areas"][action["area"]]
     area["fort"] = 2 if area["fort"] == 3 else 0
-    emit(state, events, f"{name(state, seat)} slights the fortifications of {geo().areas[action['area']]['name']}.", "14.43", "fort")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} slights the fortifications of {geo().areas[action['area']]['name']}.",
+        "14.43",
+        "fort",
+    )
 
 
-def h_end_turn(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_end_turn(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     end_player_turn(state, seat, events)
 
 
-def h_choose_slot(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+def h_choose_slot(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     state["initiative"]["slots"][action["slot"]] = seat
-    emit(state, events, f"{name(state, seat)} takes place {action['slot'] + 1} in the order of play.", "4.3", "initiative")
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} takes place {action['slot'] + 1} in the order of play.",
+        "4.3",
+        "initiative",
+    )
 
 
 def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -1003,9 +1354,21 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         d["proposal"] = None
         if move == "accept_asylum":
             player(state, pr["from"])["asylum"] = pr["to"]
-            emit(state, events, f"{name(state, pr['to'])} grants {name(state, pr['from'])} asylum.", "21.2", "exile")
+            emit(
+                state,
+                events,
+                f"{name(state, pr['to'])} grants {name(state, pr['from'])} asylum.",
+                "21.2",
+                "exile",
+            )
         else:
-            emit(state, events, f"{name(state, pr['to'])} refuses {name(state, pr['from'])} asylum.", "21.2", "exile")
+            emit(
+                state,
+                events,
+                f"{name(state, pr['to'])} refuses {name(state, pr['from'])} asylum.",
+                "21.2",
+                "exile",
+            )
         d["pos"] = (pr["from"] + 1) % n
         return
     if move in ("accept_join", "reject_join"):
@@ -1018,9 +1381,21 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                     relation(state, pr["from"], foe).update(status="neutral", since=state["turn"])
             rel = relation(state, pr["from"], pr["to"])
             rel["status"], rel["since"] = "peace", state["turn"]
-            emit(state, events, f"{name(state, pr['from'])} joins {name(state, pr['to'])}'s coalition.", "3.53", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, pr['from'])} joins {name(state, pr['to'])}'s coalition.",
+                "3.53",
+                "diplomacy",
+            )
         else:
-            emit(state, events, f"{name(state, pr['to'])} refuses {name(state, pr['from'])} in the coalition.", "3.53", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, pr['to'])} refuses {name(state, pr['from'])} in the coalition.",
+                "3.53",
+                "diplomacy",
+            )
         d["pos"] = (pr["from"] + 1) % n
         return
     if move in ("claim_hegemony", "relinquish_hegemony", "leave"):
@@ -1040,13 +1415,25 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
             p = player(state, seat)
             p["popularity"] -= 1
             clamp_popularity(p)
-            emit(state, events, f"{name(state, seat)} relinquishes the hegemony: its coalition dissolves and its wars end; popularity -1.", "3.52", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} relinquishes the hegemony: its coalition dissolves and its wars end; popularity -1.",
+                "3.52",
+                "diplomacy",
+            )
         else:
             head = hegemon_of(state, seat)
             rels["coalitions"][str(head)].remove(seat)
             if not rels["coalitions"][str(head)]:
                 del rels["coalitions"][str(head)]
-            emit(state, events, f"{name(state, seat)} leaves {name(state, head)}'s coalition.", "3.54", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} leaves {name(state, head)}'s coalition.",
+                "3.54",
+                "diplomacy",
+            )
         return
     if move in ("accept_peace", "reject_peace"):
         pr = d["proposal"]
@@ -1055,7 +1442,13 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
             rel = relation(state, pr["from"], pr["to"])
             rel["status"] = "peace"
             rel["since"] = state["turn"]
-            emit(state, events, f"{name(state, pr['from'])} and {name(state, pr['to'])} make peace.", "3.23", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, pr['from'])} and {name(state, pr['to'])} make peace.",
+                "3.23",
+                "diplomacy",
+            )
         else:
             emit(state, events, f"{name(state, pr['to'])} rejects peace.", "3.23", "diplomacy")
         d["pos"] = (pr["from"] + 1) % n
@@ -1074,35 +1467,83 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         if rel["status"] == "neutral":
             rel["status"] = "war"
             rel["since"] = state["turn"]
-            emit(state, events, f"{name(state, seat)} declares war on {name(state, other)}.", "3.21", "diplomacy")
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} declares war on {name(state, other)}.",
+                "3.21",
+                "diplomacy",
+            )
         else:
             lasted = state["turn"] - int(rel["since"])
             roll = rng.die(state)
             if roll < lasted:
                 rel["status"] = "war"
                 rel["since"] = state["turn"]
-                emit(state, events, f"{name(state, seat)} finds a pretext (die {roll} < {lasted}) and breaks the peace with {name(state, other)}: war.", "3.22", "diplomacy")
+                emit(
+                    state,
+                    events,
+                    f"{name(state, seat)} finds a pretext (die {roll} < {lasted}) and breaks the peace with {name(state, other)}: war.",
+                    "3.22",
+                    "diplomacy",
+                )
             elif roll > lasted:
                 p = player(state, seat)
                 p["popularity"] -= 1
                 clamp_popularity(p)
-                emit(state, events, f"{name(state, seat)} fails to break the peace (die {roll}); the sacrilege costs a point of popularity.", "3.22", "diplomacy")
+                emit(
+                    state,
+                    events,
+                    f"{name(state, seat)} fails to break the peace (die {roll}); the sacrilege costs a point of popularity.",
+                    "3.22",
+                    "diplomacy",
+                )
             else:
-                emit(state, events, f"{name(state, seat)} fails to break the peace (die {roll}).", "3.22", "diplomacy")
+                emit(
+                    state,
+                    events,
+                    f"{name(state, seat)} fails to break the peace (die {roll}).",
+                    "3.22",
+                    "diplomacy",
+                )
         d["pos"] = (seat + 1) % n
     elif move == "ask_asylum":
         d["proposal"] = {"from": seat, "to": other, "kind": "asylum"}
-        emit(state, events, f"{name(state, seat)} asks {name(state, other)} for asylum.", "21.2", "exile")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} asks {name(state, other)} for asylum.",
+            "21.2",
+            "exile",
+        )
     elif move == "revoke_asylum":
         player(state, other)["asylum"] = None
         d["pos"] = (seat + 1) % n
-        emit(state, events, f"{name(state, seat)} revokes {name(state, other)}'s asylum.", "21.2", "exile")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} revokes {name(state, other)}'s asylum.",
+            "21.2",
+            "exile",
+        )
     elif move == "join":
         d["proposal"] = {"from": seat, "to": other, "kind": "join"}
-        emit(state, events, f"{name(state, seat)} asks to join {name(state, other)}'s coalition.", "3.53", "diplomacy")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} asks to join {name(state, other)}'s coalition.",
+            "3.53",
+            "diplomacy",
+        )
     elif move == "propose_peace":
         d["proposal"] = {"from": seat, "to": other, "kind": "peace"}
-        emit(state, events, f"{name(state, seat)} proposes peace to {name(state, other)}.", "3.23", "diplomacy")
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} proposes peace to {name(state, other)}.",
+            "3.23",
+            "diplomacy",
+        )
 
 
 HANDLERS = {

@@ -62,7 +62,14 @@ def recruit(state: State, seat: int, slot: int, pay: str, events: list[dict[str,
     p["talents"] += taken["coins"]
     p["recruited"] = True
     p["deck"]["discard"].append(new_card(state, "notable", taken["card"]))
-    emit(state, events, f"{name(state, seat)} recruits {g.notables[taken['card']]['name']} for {cost} {pay} (taking {taken['coins']} coins).", "6.6", "market", data={"notable": taken["card"]})
+    emit(
+        state,
+        events,
+        f"{name(state, seat)} recruits {g.notables[taken['card']]['name']} for {cost} {pay} (taking {taken['coins']} coins).",
+        "6.6",
+        "market",
+        data={"notable": taken["card"]},
+    )
     refill(state)
 
 
@@ -80,7 +87,13 @@ def drop_leftmost(state: State, events: list[dict[str, Any]]) -> None:
         return
     gone = m["row"].pop(0)
     m["discard"].append(gone["card"])
-    emit(state, events, f"{g.notables[gone['card']]['name']} leaves the Court market.", "6.8", "market")
+    emit(
+        state,
+        events,
+        f"{g.notables[gone['card']]['name']} leaves the Court market.",
+        "6.8",
+        "market",
+    )
     refill(state)
 
 

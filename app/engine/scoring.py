@@ -33,7 +33,9 @@ def score(state: State) -> dict[int, dict[str, Any]]:
         )
         popularity = int(p["popularity"]) // 2
         banked = int(p["vp"])
-        hegemony = len(state["relations"]["coalitions"].get(str(seat), []))  # 26.1: one per junior partner
+        hegemony = len(
+            state["relations"]["coalitions"].get(str(seat), [])
+        )  # 26.1: one per junior partner
         total = areas_vp + claims_vp + monuments + innovations + popularity + banked + hegemony
         out[seat] = {
             "areas": areas_vp,

@@ -14,13 +14,32 @@ from app.engine.flow import pending
 from app.engine.rules import RESULT_TEXT, SPECS
 from app.engine.scoring import score
 
-AREA_KEYS = ("owner", "social", "unrest", "fort", "ties", "claims", "partial", "buildings", "language", "religion", "usurper", "rebel_of")
+AREA_KEYS = (
+    "owner",
+    "social",
+    "unrest",
+    "fort",
+    "ties",
+    "claims",
+    "partial",
+    "buildings",
+    "language",
+    "religion",
+    "usurper",
+    "rebel_of",
+)
 
 
 def _card(card: dict[str, Any] | None) -> dict[str, Any] | None:
     if card is None:
         return None
-    return {"id": card["id"], "kind": card["kind"], "ref": card["ref"], "name": card_name(card), "type": card_type(card)}
+    return {
+        "id": card["id"],
+        "kind": card["kind"],
+        "ref": card["ref"],
+        "name": card_name(card),
+        "type": card_type(card),
+    }
 
 
 def _public_player(state: State, seat: int) -> dict[str, Any]:
@@ -48,7 +67,13 @@ def _public_player(state: State, seat: int) -> dict[str, Any]:
         "draw_count": len(p["deck"]["draw"]),
         "discard_count": len(p["deck"]["discard"]),
         "has_hand": p["deck"]["hand"] is not None,
-        "notables": sorted(c["ref"] for c in p["deck"]["draw"] + p["deck"]["discard"] + ([p["deck"]["hand"]] if p["deck"]["hand"] else []) if c["kind"] == "notable"),
+        "notables": sorted(
+            c["ref"]
+            for c in p["deck"]["draw"]
+            + p["deck"]["discard"]
+            + ([p["deck"]["hand"]] if p["deck"]["hand"] else [])
+            if c["kind"] == "notable"
+        ),
         "innovations": list(p["innovations"]),
         "in_play": list(p["in_play"]),
         "holdings_count": len(p["holdings"]),
@@ -100,8 +125,17 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             }
             for a, x in state["areas"].items()
         },
-        "market": {"row": [{"card": e["card"], "name": g.notables[e["card"]]["name"], "coins": e["coins"]} for e in state["market"]["row"]], "deck_count": len(state["market"]["deck"])},
-        "counters": {"pool": dict(sorted(Counter(state["counters"]["pool"]).items())), "out": list(state["counters"]["out"])},
+        "market": {
+            "row": [
+                {"card": e["card"], "name": g.notables[e["card"]]["name"], "coins": e["coins"]}
+                for e in state["market"]["row"]
+            ],
+            "deck_count": len(state["market"]["deck"]),
+        },
+        "counters": {
+            "pool": dict(sorted(Counter(state["counters"]["pool"]).items())),
+            "out": list(state["counters"]["out"]),
+        },
         "fate_deck_count": len(state["fate"]["deck"]),
         "fate_discard": [c["ref"] for c in state["fate"]["discard"]],
         "relations": {k: dict(v) for k, v in state["relations"]["pairs"].items()},
@@ -112,19 +146,65 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "result": state["result"],
     }
     it = state["interrupt"]
-    out["interrupt"] = None if it is None else {"attacker": it["attacker"], "defender": it["defender"], "kind": it["action"]["kind"], "base": it["action"]["base"], "target": it["action"]["target"], "rating": it["rating"], "terms": [dict(t) for t in it["terms"]]}
+    out["interrupt"] = (
+        None
+        if it is None
+        else {
+            "attacker": it["attacker"],
+            "defender": it["defender"],
+            "kind": it["action"]["kind"],
+            "base": it["action"]["base"],
+            "target": it["action"]["target"],
+            "rating": it["rating"],
+            "terms": [dict(t) for t in it["terms"]],
+        }
+    )
     pa = state["parley"]
     if pa is None:
         out["parley"] = None
     else:
         done = len(pa["votes"]) == len(pa["eligible"])
-        out["parley"] = {"question": pa["question"], "caller": pa["caller"], "area": pa["area"], "eligible": list(pa["eligible"]), "weights": dict(pa["weights"]), "voted": sorted(int(s) for s in pa["votes"]), "votes": dict(pa["votes"]) if done else None}
+        out["parley"] = {
+            "question": pa["question"],
+            "caller": pa["caller"],
+            "area": pa["area"],
+            "eligible": list(pa["eligible"]),
+            "weights": dict(pa["weights"]),
+            "voted": sorted(int(s) for s in pa["votes"]),
+            "votes": dict(pa["votes"]) if done else None,
+        }
     rq = state["request"]
-    out["request"] = None if rq is None else {"kind": rq["kind"], "seat": rq["seat"], "area": rq["area"], "ask": list(rq["ask"]), "answered": sorted(int(s) for s in rq["answers"])}
+    out["request"] = (
+        None
+        if rq is None
+        else {
+            "kind": rq["kind"],
+            "seat": rq["seat"],
+            "area": rq["area"],
+            "ask": list(rq["ask"]),
+            "answered": sorted(int(s) for s in rq["answers"]),
+        }
+    )
     d = state["diplo"]
-    out["diplomacy"] = None if d is None else {"pos": d["pos"], "passes": d["passes"], "proposal": dict(d["proposal"]) if d["proposal"] else None}
+    out["diplomacy"] = (
+        None
+        if d is None
+        else {
+            "pos": d["pos"],
+            "passes": d["passes"],
+            "proposal": dict(d["proposal"]) if d["proposal"] else None,
+        }
+    )
     ini = state["initiative"]
-    out["initiative"] = None if ini is None else {"rolls": dict(ini["rolls"]), "pickers": list(ini["pickers"]), "slots": list(ini["slots"])}
+    out["initiative"] = (
+        None
+        if ini is None
+        else {
+            "rolls": dict(ini["rolls"]),
+            "pickers": list(ini["pickers"]),
+            "slots": list(ini["slots"]),
+        }
+    )
     if seat is not None:
         p = player(state, seat)
         deck = p["deck"]
@@ -133,10 +213,20 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "seat": seat,
             "hand": _card(deck["hand"]),
             "deck_list": sorted(listing, key=lambda c: (c["kind"], c["ref"], c["id"])),
-            "draw_list": sorted((_card(c) for c in deck["draw"]), key=lambda c: (c["kind"], c["ref"], c["id"])),
+            "draw_list": sorted(
+                (_card(c) for c in deck["draw"]), key=lambda c: (c["kind"], c["ref"], c["id"])
+            ),
             "discard": [_card(c) for c in deck["discard"]],
             "removed": [_card(c) for c in deck["removed"]],
-            "holdings": [{"id": h["id"], "ref": h["ref"], "name": g.fate.get(h["ref"], {}).get("name"), "text": g.fate.get(h["ref"], {}).get("text")} for h in p["holdings"]],
+            "holdings": [
+                {
+                    "id": h["id"],
+                    "ref": h["ref"],
+                    "name": g.fate.get(h["ref"], {}).get("name"),
+                    "text": g.fate.get(h["ref"], {}).get("text"),
+                }
+                for h in p["holdings"]
+            ],
             "draw_odds": draw_odds(p),
             "petition_cost": petition_cost(state, seat),
             "strikes": p["strikes"],
@@ -156,11 +246,28 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     p = player(state, seat)
     if t == "endeavour":
         card = p["deck"]["hand"]
-        if card is None or state["interrupt"] or state["parley"] or state["request"] or not endeavour_is_open(state, seat, action):
+        if (
+            card is None
+            or state["interrupt"]
+            or state["parley"]
+            or state["request"]
+            or not endeavour_is_open(state, seat, action)
+        ):
             raise IllegalAction("That endeavour is not open to you now.", "illegal")
         kind = action["kind"]
-        cost, cost_terms = base_cost(state, seat, kind, action["base"], action["target"], action.get("option"))
-        total, terms = rating(state, seat, card, kind, action["base"], action["target"], action.get("option"), action["talents"])
+        cost, cost_terms = base_cost(
+            state, seat, kind, action["base"], action["target"], action.get("option")
+        )
+        total, terms = rating(
+            state,
+            seat,
+            card,
+            kind,
+            action["base"],
+            action["target"],
+            action.get("option"),
+            action["talents"],
+        )
         odds = result_odds(state, seat, card, kind, total)
         out: dict[str, Any] = {
             "type": "endeavour",
@@ -169,7 +276,12 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "terms": terms,
             "rating": total,
             "cost": cost + action["talents"],
-            "cost_terms": cost_terms + ([{"term": "extra talents", "value": action["talents"], "rule": "9.33"}] if action["talents"] else []),
+            "cost_terms": cost_terms
+            + (
+                [{"term": "extra talents", "value": action["talents"], "rule": "9.33"}]
+                if action["talents"]
+                else []
+            ),
             "odds": odds,
             "results": {k: RESULT_TEXT.get(k, k) for k in odds},
         }
@@ -178,12 +290,23 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             d = player(state, target_owner)
             dt = defense_terms(state, target_owner, 0)
             worst = total + sum(int(x["value"]) for x in dt)
-            out["if_defended"] = {"defender": target_owner, "terms_without_extra_talents": dt, "rating": worst, "odds": result_odds(state, seat, card, kind, worst), "defender_years": d["years_left"]}
+            out["if_defended"] = {
+                "defender": target_owner,
+                "terms_without_extra_talents": dt,
+                "rating": worst,
+                "odds": result_odds(state, seat, card, kind, worst),
+                "defender_years": d["years_left"],
+            }
         return out
     if t in ("draw", "petition"):
         odds = draw_odds(p)
         strikes = p["strikes"] if t == "petition" else 0
-        out = {"type": t, "draw_odds": odds, "strikes": strikes, "cost": petition_cost(state, seat) if t == "petition" else 0}
+        out = {
+            "type": t,
+            "draw_odds": odds,
+            "strikes": strikes,
+            "cost": petition_cost(state, seat) if t == "petition" else 0,
+        }
         shield = False
         from app.engine.core import has_ability
 
@@ -205,7 +328,17 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         check = not court and (t == "tax" or state["areas"][area]["unrest"])
         terms = rebellion_terms(state, seat, area, demanded) if check else []
         value = sum(int(x["value"]) for x in terms)
-        return {"type": t, "area": area, "check": check, "terms": terms, "rebellion_value": value, "odds": rebellion_odds(value) if check else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0}, "rule": "17.3"}
+        return {
+            "type": t,
+            "area": area,
+            "check": check,
+            "terms": terms,
+            "rebellion_value": value,
+            "odds": rebellion_odds(value)
+            if check
+            else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0},
+            "rule": "17.3",
+        }
     if t in ("defend", "decline"):
         it = state["interrupt"]
         if it is None or it["defender"] != seat:
@@ -230,7 +363,10 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "rating": after,
             "cost": cost,
             "odds": result_odds(state, it["attacker"], it["card"], kind, after),
-            "results": {k: RESULT_TEXT.get(k, k) for k in result_odds(state, it["attacker"], it["card"], kind, after)},
+            "results": {
+                k: RESULT_TEXT.get(k, k)
+                for k in result_odds(state, it["attacker"], it["card"], kind, after)
+            },
         }
     if t == "recruit":
         from app.engine.market import price
@@ -240,5 +376,14 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(slot, int) or not 0 <= slot < len(row):
             raise IllegalAction("There is no such slot in the Court market.", "bad_slot")
         g = geo()
-        return {"type": t, "slot": slot, "notable": row[slot]["card"], "name": g.notables[row[slot]["card"]]["name"], "price": price(state, seat, slot), "coins": row[slot]["coins"], "skipped": slot, "rule": "6.6"}
+        return {
+            "type": t,
+            "slot": slot,
+            "notable": row[slot]["card"],
+            "name": g.notables[row[slot]["card"]]["name"],
+            "price": price(state, seat, slot),
+            "coins": row[slot]["coins"],
+            "skipped": slot,
+            "rule": "6.6",
+        }
     return {"type": t, "terms": [], "odds": {}}

@@ -323,7 +323,13 @@ def test_bad_input_to_loads_and_explain_is_a_typed_error():
     with pytest.raises(engine.EngineError):
         engine.loads("[1, 2]")
     s = turn_of(game(), KUSHAN)
-    for seat, action in [(5, {"type": "draw"}), ("0", {"type": "draw"}), (KUSHAN, {"type": "tax", "area": "gandhara", "amount": "2"}), (KUSHAN, {"type": "tax", "area": "moon"}), (KUSHAN, ["x"])]:
+    for seat, action in [
+        (5, {"type": "draw"}),
+        ("0", {"type": "draw"}),
+        (KUSHAN, {"type": "tax", "area": "gandhara", "amount": "2"}),
+        (KUSHAN, {"type": "tax", "area": "moon"}),
+        (KUSHAN, ["x"]),
+    ]:
         with pytest.raises(IllegalAction):
             engine.explain(s, seat, action)
 
@@ -338,9 +344,15 @@ def test_views_do_not_depend_on_secrets():
     for seat in (0, 2, 3):
         d = other["players"][seat]["deck"]
         d["draw"].reverse()
-        other["players"][seat]["holdings"] = [{"id": "k424242", "kind": "fate", "ref": "hidden_treasury"}] * len(other["players"][seat]["holdings"])
+        other["players"][seat]["holdings"] = [
+            {"id": "k424242", "kind": "fate", "ref": "hidden_treasury"}
+        ] * len(other["players"][seat]["holdings"])
     if other["players"][0]["deck"]["hand"] is not None:
-        other["players"][0]["deck"]["hand"] = dict(other["players"][0]["deck"]["hand"], ref="arts" if other["players"][0]["deck"]["hand"]["ref"] != "arts" else "military", kind="advisor")
+        other["players"][0]["deck"]["hand"] = dict(
+            other["players"][0]["deck"]["hand"],
+            ref="arts" if other["players"][0]["deck"]["hand"]["ref"] != "arts" else "military",
+            kind="advisor",
+        )
     other["market"]["deck"].reverse()
     other["fate"]["deck"].reverse()
     for viewer in (1, None):
@@ -368,5 +380,12 @@ def test_replay_is_identical_in_another_process_with_another_hash_seed(tmp_path)
     )
     root = Path(__file__).resolve().parents[2]
     for seed in ("1", "12345"):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+        )
         assert out.stdout.strip() == engine.state_hash(s)

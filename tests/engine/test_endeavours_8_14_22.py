@@ -19,7 +19,10 @@ def test_14_2_fortify_builds_then_raises_to_three():
     s4, _ = endeavour(s3, KUSHAN, "fortify", "gandhara", "gandhara")
     assert s4["areas"]["gandhara"]["fort"] == 3
     s5 = turn_of(s4, KUSHAN, hand="architecture")
-    assert not any(a.get("kind") == "fortify" and a["target"] == "gandhara" for a in engine.legal_actions(s5, KUSHAN))
+    assert not any(
+        a.get("kind") == "fortify" and a["target"] == "gandhara"
+        for a in engine.legal_actions(s5, KUSHAN)
+    )
 
 
 def test_14_43_an_owner_may_slight_his_fortifications():
@@ -41,7 +44,10 @@ def test_8_1_building_a_monument_scores_and_pleases():
     assert engine.score(s2)[KUSHAN]["monuments"] == before + 2
     assert s2["players"][KUSHAN]["talents"] == 16
     s3 = turn_of(s2, KUSHAN, hand="architecture")
-    assert not any(a.get("option") == "monument" and a["target"] == "gandhara" for a in engine.legal_actions(s3, KUSHAN))
+    assert not any(
+        a.get("option") == "monument" and a["target"] == "gandhara"
+        for a in engine.legal_actions(s3, KUSHAN)
+    )
 
 
 def test_8_2_a_road_removes_sea_costs():
@@ -66,7 +72,9 @@ def test_8_3_8_4_festival_and_patronage():
 def test_8_5_assimilation_changes_the_language():
     s = turn_of(game(), KUSHAN, hand="arts")
     counters(s, 3)
-    s2, _ = endeavour(s, KUSHAN, "assimilate", "gandhara", "gandhara", talents=2)  # 2+2+2-2+3 = 7 -> A
+    s2, _ = endeavour(
+        s, KUSHAN, "assimilate", "gandhara", "gandhara", talents=2
+    )  # 2+2+2-2+3 = 7 -> A
     assert s2["areas"]["gandhara"]["language"] == "bactrian"
 
 
@@ -75,7 +83,9 @@ def test_8_6_science_adopts_an_innovation():
     s["players"][KUSHAN]["talents"] = 10
     counters(s, 3)
     s2, _ = endeavour(s, KUSHAN, "science", "bactria", "limes")  # 2+2+3 = 7 -> N
-    assert s2["players"][KUSHAN]["innovations"] == ["limes"] and s2["players"][KUSHAN]["talents"] == 7
+    assert (
+        s2["players"][KUSHAN]["innovations"] == ["limes"] and s2["players"][KUSHAN]["talents"] == 7
+    )
 
 
 def test_8_7_a_palace_coup_breaks_a_rival_tie_against_counter_plots():
@@ -84,14 +94,18 @@ def test_8_7_a_palace_coup_breaks_a_rival_tie_against_counter_plots():
     ex = rating_of(s, KUSHAN, "plot_coup", "bactria", "tarim", option="han")
     assert terms(ex)["8.7"] == -2  # Guangwu's Intrigue
     counters(s, 3)
-    s2, _ = endeavour(s, KUSHAN, "plot_coup", "bactria", "tarim", talents=3, option="han")  # 3+2+3-2+3 = 9
+    s2, _ = endeavour(
+        s, KUSHAN, "plot_coup", "bactria", "tarim", talents=3, option="han"
+    )  # 3+2+3-2+3 = 9
     assert s2["areas"]["tarim"]["ties"] == []
 
 
 def test_8_8_bribery_buys_an_areas_loyalty():
     s = turn_of(game(), KUSHAN, hand="intrigue")
     s["players"][KUSHAN]["talents"] = 20
-    targets = {a["target"] for a in engine.legal_actions(s, KUSHAN) if a.get("kind") == "plot_bribe"}
+    targets = {
+        a["target"] for a in engine.legal_actions(s, KUSHAN) if a.get("kind") == "plot_bribe"
+    }
     assert targets == {"henan", "hexi"}  # Han's areas but not its court
     s["areas"]["henan"]["fort"] = 2
     ex = rating_of(s, KUSHAN, "plot_bribe", "bactria", "henan", talents=5)
@@ -108,7 +122,9 @@ def test_8_9_assassination_forces_a_mortality_check():
     s = turn_of(game(), KUSHAN, hand="intrigue")
     s["players"][KUSHAN]["talents"] = 20
     counters(s, 3)
-    s2, ev = endeavour(s, KUSHAN, "plot_assassinate", "bactria", "han", talents=5)  # 3+2+5-2+3 = 11 -> M
+    s2, ev = endeavour(
+        s, KUSHAN, "plot_assassinate", "bactria", "han", talents=5
+    )  # 3+2+5-2+3 = 11 -> M
     assert any(e["kind"] == "mortality" and "+2" in e["text"] for e in ev)
 
 
@@ -191,7 +207,9 @@ def test_7_52_a_lost_court_moves_and_21_1_with_nothing_left_exile():
     change_owner(s2, "gandhara", None, [], "test")
     assert s2["players"][KUSHAN]["exiled"] and s2["players"][KUSHAN]["court"] is None
     s3 = turn_of(s2, KUSHAN, hand="diplomacy")
-    assert not any(a["type"] in ("endeavour", "tax", "plunder") for a in engine.legal_actions(s3, KUSHAN))
+    assert not any(
+        a["type"] in ("endeavour", "tax", "plunder") for a in engine.legal_actions(s3, KUSHAN)
+    )
 
 
 def test_17_5_a_crushing_rebellion_raises_a_usurper():
@@ -214,7 +232,14 @@ def test_26_1_score_breakdown():
 def test_26_3_solitaire_bands():
     from app.engine.rules import solitaire_band
 
-    assert [solitaire_band(g) for g in (15, 9, 5, 2, 0, -5)] == ["Excellent", "Very Good", "Good", "Fair", "Poor", "Very Poor"]
+    assert [solitaire_band(g) for g in (15, 9, 5, 2, 0, -5)] == [
+        "Excellent",
+        "Very Good",
+        "Good",
+        "Fair",
+        "Poor",
+        "Very Poor",
+    ]
 
 
 def test_recruit_explain_gives_the_price():
@@ -232,19 +257,30 @@ def test_21_2_asylum_lets_an_exile_act_by_diplomacy_and_21_3_return():
     assert s["players"][KUSHAN]["exiled"]
     s["phase"] = "diplomacy"
     s["diplo"] = {"pos": KUSHAN, "passes": 0, "moves": {"0": 0, "1": 0}, "proposal": None}
-    assert {"type": "diplo", "move": "ask_asylum", "power": "han"} in engine.legal_actions(s, KUSHAN)
+    assert {"type": "diplo", "move": "ask_asylum", "power": "han"} in engine.legal_actions(
+        s, KUSHAN
+    )
     s, _ = engine.apply(s, KUSHAN, {"type": "diplo", "move": "ask_asylum", "power": "han"})
     assert engine.pending(s)[0]["request"] == "asylum"
     s, _ = engine.apply(s, HAN, {"type": "diplo", "move": "accept_asylum", "power": "kushan"})
     assert s["players"][KUSHAN]["asylum"] == HAN
     s = turn_of(s, KUSHAN, hand="diplomacy")
-    kinds = {(a["kind"], a["base"]) for a in engine.legal_actions(s, KUSHAN) if a["type"] == "endeavour"}
+    kinds = {
+        (a["kind"], a["base"]) for a in engine.legal_actions(s, KUSHAN) if a["type"] == "endeavour"
+    }
     assert kinds == {("diplomacy", "guanzhong")}
     s["players"][KUSHAN]["talents"] = 20
     counters(s, 3)
-    s2, ev = endeavour(s, KUSHAN, "diplomacy", "guanzhong", "bactria", talents=5)  # 3+2+5-0-0-3 = 7 +3 -> C
+    s2, ev = endeavour(
+        s, KUSHAN, "diplomacy", "guanzhong", "bactria", talents=5
+    )  # 3+2+5-0-0-3 = 7 +3 -> C
     k = s2["players"][KUSHAN]
-    assert s2["areas"]["bactria"]["owner"] == KUSHAN and not k["exiled"] and k["court"] == "bactria" and k["asylum"] is None
+    assert (
+        s2["areas"]["bactria"]["owner"] == KUSHAN
+        and not k["exiled"]
+        and k["court"] == "bactria"
+        and k["asylum"] is None
+    )
     assert any(e["rule"] == "21.3" for e in ev)
 
 

@@ -38,7 +38,11 @@ def check(s, first):
 @pytest.mark.parametrize("seed", range(6))
 def test_random_games_keep_every_invariant(seed):
     r = random.Random(seed)
-    scenario, seats = [("teaching", ["kushan", "han"]), ("four_empires", ["rome", "parthia", "kushan", "han"]), ("teaching", ["han"])][seed % 3]
+    scenario, seats = [
+        ("teaching", ["kushan", "han"]),
+        ("four_empires", ["rome", "parthia", "kushan", "han"]),
+        ("teaching", ["han"]),
+    ][seed % 3]
     s = engine.new_game(scenario, seats, seed)
     first = s
     n = 0

@@ -11,7 +11,9 @@ from .helpers import HAN, KUSHAN, counters, endeavour, game, rating_of, terms, t
 
 
 def with_notable(s, seat, ref):
-    s["players"][seat]["deck"]["discard"].append({"id": f"k77{len(ref)}{seat}", "kind": "notable", "ref": ref})
+    s["players"][seat]["deck"]["discard"].append(
+        {"id": f"k77{len(ref)}{seat}", "kind": "notable", "ref": ref}
+    )
     return s
 
 
@@ -58,14 +60,19 @@ def test_popularity_and_influence_per_turn():
     s["players"][KUSHAN]["popularity"] = 5
     s["fate"]["deck"].insert(0, {"id": "k7100", "kind": "fate", "ref": "hidden_treasury"})
     s2, _ = engine.apply(s, KUSHAN, {"type": "end_turn"})
-    assert s2["players"][KUSHAN]["popularity"] == 6 and s2["players"][KUSHAN]["influence"] == s["players"][KUSHAN]["influence"] + 1
+    assert (
+        s2["players"][KUSHAN]["popularity"] == 6
+        and s2["players"][KUSHAN]["influence"] == s["players"][KUSHAN]["influence"] + 1
+    )
 
 
 def test_defense_bonus():
     s = with_notable(game(), HAN, "agrippa")
     from app.engine.endeavours import defense_terms
 
-    assert sum(t["value"] for t in defense_terms(s, HAN, 0)) == -(s["players"][HAN]["emperor"]["statures"]["military"] + 1)
+    assert sum(t["value"] for t in defense_terms(s, HAN, 0)) == -(
+        s["players"][HAN]["emperor"]["statures"]["military"] + 1
+    )
 
 
 def test_parley_votes():
@@ -77,9 +84,16 @@ def test_parley_votes():
 
 def test_rebellion_modifier():
     s = turn_of(game(), KUSHAN)
-    before = engine.explain(s, KUSHAN, {"type": "tax", "area": "gandhara", "amount": 1})["rebellion_value"]
+    before = engine.explain(s, KUSHAN, {"type": "tax", "area": "gandhara", "amount": 1})[
+        "rebellion_value"
+    ]
     with_notable(s, KUSHAN, "wang_chong")
-    assert engine.explain(s, KUSHAN, {"type": "tax", "area": "gandhara", "amount": 1})["rebellion_value"] == before - 1
+    assert (
+        engine.explain(s, KUSHAN, {"type": "tax", "area": "gandhara", "amount": 1})[
+            "rebellion_value"
+        ]
+        == before - 1
+    )
 
 
 def test_cheaper_market():

@@ -15,7 +15,9 @@ def test_3_4_the_phase_ends_when_all_pass_in_a_row():
     s, _ = engine.apply(s, first, {"type": "diplo", "move": "pass"})
     assert s["phase"] == "diplomacy"
     second = engine.pending(s)[0]["seat"]
-    s2, _ = engine.apply(s, second, {"type": "diplo", "move": "declare_war", "power": s["players"][first]["power"]})
+    s2, _ = engine.apply(
+        s, second, {"type": "diplo", "move": "declare_war", "power": s["players"][first]["power"]}
+    )
     assert s2["phase"] == "diplomacy"  # a move resets the count
     s3, _ = engine.apply(s, second, {"type": "diplo", "move": "pass"})
     assert s3["phase"] in ("initiative", "turn")
@@ -56,13 +58,27 @@ def test_5_10_a_bad_turn_costs_an_advisor_and_popularity():
     s["counters"]["pool"], s["counters"]["out"] = [-3], []
     s["players"][KUSHAN]["emperor"]["statures"]["arts"] = 0
     s["areas"]["bactria"]["social"] = -2
-    s2, _ = engine.apply(s, KUSHAN, {"type": "endeavour", "kind": "festival", "base": "bactria", "target": "bactria", "talents": 0})
+    s2, _ = engine.apply(
+        s,
+        KUSHAN,
+        {
+            "type": "endeavour",
+            "kind": "festival",
+            "base": "bactria",
+            "target": "bactria",
+            "talents": 0,
+        },
+    )
     p = s2["players"][KUSHAN]
     arts = sum(1 for c in p["deck"]["draw"] + p["deck"]["discard"] if c["ref"] == "arts")
-    s2["fate"]["deck"].insert(0, {"id": "k9800", "kind": "fate", "ref": "hidden_treasury"})  # a quiet Fate card
+    s2["fate"]["deck"].insert(
+        0, {"id": "k9800", "kind": "fate", "ref": "hidden_treasury"}
+    )  # a quiet Fate card
     s3, ev = engine.apply(s2, KUSHAN, {"type": "end_turn"})
     q = s3["players"][KUSHAN]
-    assert sum(1 for c in q["deck"]["draw"] + q["deck"]["discard"] if c["ref"] == "arts") == arts - 1
+    assert (
+        sum(1 for c in q["deck"]["draw"] + q["deck"]["discard"] if c["ref"] == "arts") == arts - 1
+    )
     assert q["popularity"] == p["popularity"] - 1 and q["influence"] == p["influence"] - 1
 
 
@@ -103,12 +119,20 @@ def test_4_8_the_trailing_power_gains_influence_at_upkeep():
     s["areas"]["guanzhong"]["claims"] = []
     inf = [p["influence"] for p in s["players"]]
     upkeep(s, [])
-    assert s["players"][HAN]["influence"] == inf[HAN] + 1 and s["players"][KUSHAN]["influence"] == inf[KUSHAN]
+    assert (
+        s["players"][HAN]["influence"] == inf[HAN] + 1
+        and s["players"][KUSHAN]["influence"] == inf[KUSHAN]
+    )
 
 
 def _to(s, seat):
     s["phase"] = "diplomacy"
-    s["diplo"] = {"pos": seat, "passes": 0, "moves": {str(i): 0 for i in range(len(s["players"]))}, "proposal": None}
+    s["diplo"] = {
+        "pos": seat,
+        "passes": 0,
+        "moves": {str(i): 0 for i in range(len(s["players"]))},
+        "proposal": None,
+    }
     return s
 
 
@@ -124,7 +148,11 @@ def test_3_51_3_53_claim_hegemony_and_join_with_permission():
     s, _ = engine.apply(s, 1, {"type": "diplo", "move": "join", "power": "rome"})
     prompt = engine.pending(s)[0]
     assert prompt["seat"] == 0 and prompt["request"] == "join"
-    assert engine.default_action(s, prompt) == {"type": "diplo", "move": "reject_join", "power": "parthia"}
+    assert engine.default_action(s, prompt) == {
+        "type": "diplo",
+        "move": "reject_join",
+        "power": "parthia",
+    }
     s, _ = engine.apply(s, 0, {"type": "diplo", "move": "accept_join", "power": "parthia"})
     assert s["relations"]["coalitions"] == {"0": [1]}
     assert engine.score(s)[0]["hegemony"] == 1
@@ -154,4 +182,7 @@ def test_3_52_relinquishing_dissolves_the_coalition_and_ends_wars():
     pop = s["players"][0]["popularity"]
     s2, _ = engine.apply(s, 0, {"type": "diplo", "move": "relinquish_hegemony"})
     assert s2["relations"]["hegemons"] == [] and s2["relations"]["coalitions"] == {}
-    assert s2["relations"]["pairs"]["0|2"]["status"] == "neutral" and s2["players"][0]["popularity"] == pop - 1
+    assert (
+        s2["relations"]["pairs"]["0|2"]["status"] == "neutral"
+        and s2["players"][0]["popularity"] == pop - 1
+    )
