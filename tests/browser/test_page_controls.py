@@ -13,41 +13,17 @@ Screenshots go to test-artifacts/ (undo.png, standin.png).
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+from .chromium import BROWSER_MARKS, artifact
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="Debian's chromium is not installed at /usr/bin/chromium",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def two_people(live_server: Any, new_player: Any, pace: str = "live") -> tuple[int, list[Any]]:
@@ -83,8 +59,7 @@ def open_page(
 
 
 def shot(page: Any, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name))
+    page.screenshot(path=str(artifact(name)))
 
 
 def miss_deadlines(live_server: Any, game_id: int) -> int | None:

@@ -12,7 +12,6 @@ server and engine, is test_play_in_browser.py.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 import time
@@ -21,16 +20,10 @@ from typing import Any
 
 import pytest
 
+from .chromium import NEEDS_CHROMIUM
 from .fixture_app import build_app
 
-CHROMIUM = "/usr/bin/chromium"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="Debian's chromium is not installed at /usr/bin/chromium",
-    ),
-]
+pytestmark = [pytest.mark.browser, NEEDS_CHROMIUM]
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 
@@ -58,19 +51,6 @@ def served() -> Iterator[tuple[str, Any]]:
     finally:
         server.should_exit = True
         thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

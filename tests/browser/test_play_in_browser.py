@@ -14,7 +14,6 @@ Screenshots go to test-artifacts/ (the map, a dialog, the phone layout).
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import uuid
@@ -23,32 +22,11 @@ from typing import Any
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+from .chromium import BROWSER_MARKS, artifact
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM),
-        reason="Debian's chromium is not installed at /usr/bin/chromium",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Any:
-    with playwright_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 class Person:
@@ -86,8 +64,7 @@ class Person:
         return data
 
     def shot(self, name: str, full_page: bool = False) -> Path:
-        ARTIFACTS.mkdir(exist_ok=True)
-        path = ARTIFACTS / name
+        path = artifact(name)
         self.page.screenshot(path=str(path), full_page=full_page)
         return path
 
