@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_from: str = "imperial-glory@localhost"
+    # Webhooks may point at private and loopback addresses (a table on one LAN; tests).
+    webhook_allow_private: bool = False
 
     @property
     def is_sqlite(self) -> bool:

@@ -12,6 +12,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from app.services import webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
 from app.store.models import LoginFailure, User, UserSession
 from app.store.types import utcnow
@@ -153,6 +154,7 @@ def update_preferences(
     webhook_url: str | None = None,
     notify_turns: bool | None = None,
     daily_digest: bool | None = None,
+    allow_private_webhooks: bool = False,
 ) -> User:
     """Change the notice settings; None leaves a field as it is, "" clears a text field."""
     if email is not None:
@@ -166,6 +168,11 @@ def update_preferences(
             raise Invalid("A webhook is an http:// or https:// URL.", field="webhook_url")
         if len(webhook_url) > 500:
             raise Invalid("That URL is too long.", field="webhook_url")
+        if webhook_url:
+            try:
+                webhooks.check_saved(webhook_url, allow_private_webhooks)
+            except webhooks.UnsafeWebhook as exc:
+                raise Invalid(str(exc), field="webhook_url") from exc
         user.webhook_url = webhook_url or None
     if notify_turns is not None:
         user.notify_turns = notify_turns

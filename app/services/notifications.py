@@ -18,12 +18,11 @@ from email.message import EmailMessage
 from functools import partial
 from typing import Any
 
-import httpx
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import gamelog, lobby
+from app.services import gamelog, lobby, webhooks
 from app.store.models import Game, Notification, Seat, User
 from app.store.types import utcnow
 
@@ -32,7 +31,6 @@ log = logging.getLogger(__name__)
 TURN_DELAY = timedelta(minutes=1)
 PER_GAME_GAP = timedelta(hours=1)
 DIGEST_EVERY = timedelta(hours=24)
-WEBHOOK_TIMEOUT_S = 5.0
 
 
 # --------------------------------------------------------------------------- channels
@@ -48,11 +46,6 @@ def send_email(settings: Settings, to: str, subject: str, body: str) -> None:
     message.set_content(body)
     with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
         smtp.send_message(message)
-
-
-def send_webhook(url: str, payload: dict[str, Any]) -> None:
-    response = httpx.post(url, json=payload, timeout=WEBHOOK_TIMEOUT_S)
-    response.raise_for_status()
 
 
 def channels(user: User, settings: Settings) -> list[str]:
@@ -106,7 +99,7 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
             if job.channel == "email":
                 send_email(settings, job.target, job.subject, job.body)
             else:
-                send_webhook(job.target, job.payload)
+                webhooks.post(job.target, job.payload, settings.webhook_allow_private)
             sent += 1
         except Exception as exc:  # a dead mail server or hook must not stop the others
             status, error = "failed", f"{type(exc).__name__}: {exc}"[:500]

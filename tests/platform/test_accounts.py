@@ -225,6 +225,10 @@ def test_notice_preferences_by_api_and_form(live_server: Any, new_player: Any) -
     assert user["email"] == "p@example.org" and user["daily_digest"] and user["notify_turns"]
     r = player.http.patch("/api/me", json={"webhook_url": "ftp://nope"})
     assert r.status_code == 422 and r.json()["field"] == "webhook_url"
+    # the server's own network is not a webhook target (server-side request forgery)
+    r = player.http.patch("/api/me", json={"webhook_url": "http://169.254.169.254/latest/"})
+    assert r.status_code == 422 and r.json()["field"] == "webhook_url"
+    assert "public address" in r.json()["detail"]
     page = player.http.get("/account")
     assert page.status_code == 200 and "p@example.org" in page.text
     r = player.http.post(

@@ -76,8 +76,15 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng.dispose()
 
 
-def settings_for(smtp_port: int) -> Settings:
-    return Settings(smtp_host="127.0.0.1", smtp_port=smtp_port, base_url="http://table.example")
+def settings_for(smtp_port: int, allow_private: bool = True) -> Settings:
+    """The receivers here listen on 127.0.0.1, a private target the server refuses unless
+    the operator allows it (WEBHOOK_ALLOW_PRIVATE)."""
+    return Settings(
+        smtp_host="127.0.0.1",
+        smtp_port=smtp_port,
+        base_url="http://table.example",
+        webhook_allow_private=allow_private,
+    )
 
 
 def start_game(factory: sessionmaker[Session], hook_url: str) -> int:
@@ -85,7 +92,7 @@ def start_game(factory: sessionmaker[Session], hook_url: str) -> int:
         alice = accounts.signup(db, "alice", "correct horse 1", "alice@example.org")
         bob = accounts.signup(db, "bob", "correct horse 1", "bob@example.org")
         for user in (alice, bob):
-            accounts.update_preferences(db, user, webhook_url=hook_url)
+            accounts.update_preferences(db, user, webhook_url=hook_url, allow_private_webhooks=True)
         game = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="24h"
         )
@@ -191,3 +198,24 @@ def test_preferences_are_validated(factory: sessionmaker[Session]) -> None:
             accounts.update_preferences(db, user, email="not-an-address")
         accounts.update_preferences(db, user, email="", webhook_url="https://hooks.example/x")
         assert user.email is None and user.webhook_url == "https://hooks.example/x"
+
+
+def test_a_webhook_to_a_private_address_is_never_posted(
+    factory: sessionmaker[Session], webhook: Any
+) -> None:
+    """Saved while the operator allowed private targets, then disallowed: the notice is
+    recorded as failed with the reason, and the receiver on 127.0.0.1 gets nothing."""
+    hooks, hook_url = webhook
+    settings = settings_for(free_port(), allow_private=False)
+    settings.smtp_host = None  # webhooks only
+    gid = start_game(factory, hook_url)
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        started = notifications.prompt_started(game, next(iter(game.deadlines.values())))
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=2)) == 0
+    assert hooks == []
+    with factory() as db:
+        rows = list(db.scalars(select(Notification).where(Notification.game_id == gid)))
+        assert [(r.channel, r.status) for r in rows] == [("webhook", "failed")]
+        assert "public address" in (rows[0].error or "")

@@ -118,9 +118,17 @@ def me(login: Login) -> dict[str, Any]:
 
 
 @router.patch("/me", summary="Change your notice settings (e-mail, webhook, turn notices, digest)")
-def update_me(body: PreferencesBody, db: DB, login: CsrfChecked) -> dict[str, Any]:
+def update_me(
+    body: PreferencesBody, db: DB, login: CsrfChecked, settings: SettingsDep
+) -> dict[str, Any]:
     accounts.update_preferences(
-        db, login.user, body.email, body.webhook_url, body.notify_turns, body.daily_digest
+        db,
+        login.user,
+        body.email,
+        body.webhook_url,
+        body.notify_turns,
+        body.daily_digest,
+        allow_private_webhooks=settings.webhook_allow_private,
     )
     db.commit()
     return login_json(login)

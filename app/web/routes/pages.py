@@ -165,6 +165,7 @@ def account_form(
     request: Request,
     db: DB,
     login: Login,
+    settings: SettingsDep,
     email: Annotated[str, Form()] = "",
     webhook_url: Annotated[str, Form()] = "",
     notify_turns: Annotated[str | None, Form()] = None,
@@ -177,7 +178,13 @@ def account_form(
         return refused
     try:
         accounts.update_preferences(
-            db, login.user, email, webhook_url, notify_turns is not None, daily_digest is not None
+            db,
+            login.user,
+            email,
+            webhook_url,
+            notify_turns is not None,
+            daily_digest is not None,
+            allow_private_webhooks=settings.webhook_allow_private,
         )
         db.commit()
     except ServiceError as exc:
