@@ -230,10 +230,84 @@ def test_a_finished_game_offers_a_rematch_and_its_record(
         assert got.ok, got.text()
         assert got.json()["state_hash"] and got.json()["actions"]
         shot(page, "game-over.png")
+        assert over.locator('a[data-control="replay"]').get_attribute("href") == (
+            f"/games/{game_id}/replay"
+        )
         over.get_by_role("button", name="Rematch").click()
         page.wait_for_url(re.compile(r"/games/(\d+)/lobby$"))
         found = re.search(r"/games/(\d+)/lobby$", page.url)
         assert found and int(found.group(1)) != game_id
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def test_a_finished_game_is_stepped_through_with_every_hand_shown(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """The replay page: the setup first, then one decision at a time (buttons and keys),
+    the end, and any seat's hand; the board matches the API's step each time."""
+    alice = new_player(live_server)
+    game = alice.create_game(
+        scenario="teaching",
+        pace="24h",
+        seats=[{"kind": "human"}, {"kind": "bot", "bot_level": "heuristic"}],
+    )
+    game_id = int(game["id"])
+    assert alice.start(game_id).status_code == 200
+    # Before the end there is no replay: the page sends you to the game.
+    early = alice.http.get(f"/games/{game_id}/replay", follow_redirects=False)
+    assert early.status_code == 303 and early.headers["location"] == f"/games/{game_id}"
+    assert alice.http.get(f"/api/games/{game_id}/replay").status_code == 409
+    assert miss_deadlines(live_server, game_id) is None
+    steps = int(alice.http.get(f"/api/games/{game_id}/replay").json()["replay"]["steps"])
+    assert steps > 20
+
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+    context.add_cookies(
+        [{"name": "ig_session", "value": alice.session_cookie, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(f"/games/{game_id}/replay")
+        bar = page.locator("#replay-bar")
+        page.wait_for_function("document.body.dataset.step === '0'")
+        assert f"Step 0 of {steps}" in bar.inner_text()
+        assert "The setup" in bar.locator(".replay-what").inner_text()
+        assert bar.locator('[data-replay="back"]').is_disabled()
+        page.locator("#map svg .area").first.wait_for()
+
+        bar.locator('[data-replay="forward"]').click()
+        page.wait_for_function("document.body.dataset.step === '1'")
+        first = alice.http.get(f"/api/games/{game_id}/replay", params={"step": 1}).json()
+        who = bar.locator(".replay-what").inner_text()
+        assert who.split(":")[0].strip() != "" and "setup" not in who
+        assert first["replay"]["action"]["action"]["type"].replace("_", " ") in who.lower()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("document.body.dataset.step === '2'")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function("document.body.dataset.step === '1'")
+        page.keyboard.press("End")
+        page.wait_for_function(f"document.body.dataset.step === '{steps}'")
+        assert bar.locator('[data-replay="forward"]').is_disabled()
+        assert page.url.endswith(f"#step={steps}")
+        # the log as it stood at the end, with the final scores' lines
+        assert page.locator("#log-list li").count() > 5
+        # The rival bot's hand, shown now that the game is over.
+        bar.locator("select.replay-seat").select_option("1")
+        page.wait_for_function(f"document.body.dataset.step === '{steps}'")
+        page.locator("#mine", has_text="Draw pile").wait_for()
+        theirs = alice.http.get(
+            f"/api/games/{game_id}/replay", params={"step": steps, "seat": 1}
+        ).json()
+        assert theirs["seat"] == 1 and theirs["view"] != first["view"]
+        shot(page, "replay.png")
+        # A shared link opens at its step.
+        page.goto(f"/games/{game_id}/replay#step=5")
+        page.wait_for_function("document.body.dataset.step === '5'")
         assert not errors, errors
     finally:
         context.close()

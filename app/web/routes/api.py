@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
-from app.services import accounts, chat, lobby, play, records
+from app.services import accounts, chat, lobby, play, records, replays
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
 from app.web.deps import (
@@ -404,6 +404,20 @@ def chat_post(
     game = lobby.get_game(db, game_id)
     publish(game.id, game.version)
     return chat.message_json(message)
+
+
+@router.get(
+    "/games/{game_id}/replay",
+    summary="A finished game step by step: the position after `step` actions, nothing hidden",
+)
+def replay(
+    game_id: int,
+    db: DB,
+    user: MaybeUser,
+    step: Annotated[int, Query(ge=0, description="0 is the setup")] = 0,
+    seat: Annotated[int | None, Query(ge=0, description="whose view (hand) to show")] = None,
+) -> dict[str, Any]:
+    return replays.replay_step(db, game_id, user.id if user else None, step, seat)
 
 
 @router.get(

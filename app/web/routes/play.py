@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from app.services import lobby
+from app.services import lobby, replays
 from app.services.errors import Forbidden, ServiceError
 from app.web.deps import DB, Login
 from app.web.templating import render
@@ -353,6 +353,23 @@ def rules_page(request: Request, login: Login) -> HTMLResponse:
 def game_page(
     game_id: int, request: Request, db: DB, login: Login, code: str | None = None
 ) -> Response:
+    return _game_page(game_id, request, db, login, code, replay=False)
+
+
+@router.get(
+    "/games/{game_id}/replay",
+    response_class=HTMLResponse,
+    summary="A finished game, step by step, with nothing hidden",
+)
+def replay_page(game_id: int, request: Request, db: DB, login: Login) -> Response:
+    return _game_page(game_id, request, db, login, None, replay=True)
+
+
+def _game_page(
+    game_id: int, request: Request, db: DB, login: Login, code: str | None, replay: bool
+) -> Response:
+    """The game page; in replay mode (a finished game only) it steps through the log
+    instead of going live (static/js/game/replay.js)."""
     user_id = login.user.id if login else None
     try:
         game = lobby.get_game(db, game_id)
@@ -363,6 +380,8 @@ def game_page(
     if game.state is None:
         # not started: the platform's lobby page for this game
         return RedirectResponse(f"/games/{game_id}/lobby", status_code=303)
+    if replay and game.status not in replays.OVER:
+        return RedirectResponse(f"/games/{game_id}", status_code=303)
     summary = lobby.game_summary(game, user_id)
     seat_users = {
         s.index: (s.user.username if s.user else f"{s.bot_level} bot") for s in game.seats
@@ -370,6 +389,19 @@ def game_page(
     title = str(summary.get("scenario_name") or game.scenario)
     seated = [s.power for s in sorted(game.seats, key=lambda s: s.index) if s.power]
     meta = page_meta(game.id, game.scenario, title, seat_users, seated)
+    if replay:
+        mine = lobby.seat_of(game, user_id)
+        meta["replay"] = {
+            "steps": game.last_action,
+            "seat": mine.index if mine else None,
+            "seats": [
+                {"index": s.index, "power": s.power, "name": seat_users[s.index]}
+                for s in sorted(game.seats, key=lambda s: s.index)
+            ],
+        }
     return render(
-        request, "game.html", {"title": title, "meta": meta, "game": summary}, login=login
+        request,
+        "game.html",
+        {"title": title, "meta": meta, "game": summary, "replay": replay},
+        login=login,
     )

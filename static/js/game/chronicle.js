@@ -28,6 +28,13 @@ export class Chronicle {
     return [...this.list.children].slice(-n).map((li) => li.cloneNode(true));
   }
 
+  /** Empty the log (the replay shows the log as it stood at each step). */
+  reset() {
+    this.list.replaceChildren();
+    this.seen = new Set();
+    this.lastSeq = 0;
+  }
+
   /** Add events (deduplicated by seq when they carry one); newest at the bottom. */
   add(events) {
     if (!Array.isArray(events) || !events.length) return;

@@ -75,6 +75,8 @@ export class PageControls {
     fill(node,
       seat ? el("button", { type: "button", class: "btn primary", "data-control": "rematch",
         onclick: () => this.rematch() }, "Rematch") : null,
+      this.page.meta?.replay ? null : el("a", { class: "btn", href: `/games/${state.game_id}/replay`,
+        "data-control": "replay" }, "Step through the game"),
       el("a", { class: "btn", href: `/api/games/${state.game_id}/record`,
         download: `imperial-glory-${state.game_id}.json`, "data-control": "record" },
       "Download the game record"),

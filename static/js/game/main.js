@@ -10,6 +10,7 @@
 //   panels.js     rulers, my advisors, my areas, Court, counters, diplomacy, scores, status
 //   chronicle.js  the log (rule numbers link to /rules#rN) and the table talk
 //   controls.js   Undo, the stand-in banner, the standing-orders link, Rematch and the record
+//   replay.js     a finished game step by step (/games/{id}/replay), instead of going live
 //   dom.js        el()/fill() and small formatters
 // The browser never decides what is legal: it shows what the server offers and sends back
 // exactly one of those actions, with the version it was built on.
@@ -122,6 +123,7 @@ class GamePage {
   }
 
   async start() {
+    if (this.meta.replay) return this.startReplay();
     this.status("connecting");
     const mapLoad = this.map.load(this.meta.map_url || "/static/map/map.svg").catch((err) => {
       fill(this.$("map"), el("p", { class: "hint map-missing" }, `The map could not be loaded (${err.message}).`));
@@ -140,6 +142,21 @@ class GamePage {
       this.chat.refresh();
       setInterval(() => this.chat.refresh(), 5000);
     }
+  }
+
+  /** A finished game, step by step (replay.js): no socket, no polling. */
+  async startReplay() {
+    this.status("replay");
+    const advisors = this.$("mine")?.parentElement?.querySelector("summary h2");
+    if (advisors) advisors.textContent = "Advisors of the hand shown";
+    try {
+      await this.map.load(this.meta.map_url || "/static/map/map.svg");
+    } catch (err) {
+      fill(this.$("map"), el("p", { class: "hint map-missing" }, `The map could not be loaded (${err.message}).`));
+    }
+    const { Replay } = await import("./replay.js");
+    this.replay = new Replay(this, this.$("replay-bar"));
+    await this.replay.start();
   }
 
   async connect() {
@@ -220,7 +237,8 @@ class GamePage {
     if (payload.events) this.chronicle.add(payload.events);
     else if (payload.view?.log) this.chronicle.add(payload.view.log);
     const view = payload.view || {};
-    this.$("decide-h").textContent = payload.seat === null || payload.seat === undefined ? "At the table" : "Your decision";
+    this.$("decide-h").textContent = payload.seat === null || payload.seat === undefined || this.meta.replay
+      ? "At the table" : "Your decision";
     document.body.dataset.version = String(payload.version ?? "");
     document.body.dataset.phase = view.phase || "";
     renderStatus(this.$("status"), payload, this.ctx);

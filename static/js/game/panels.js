@@ -25,7 +25,7 @@ export function renderRulers(node, state, ctx) {
       style: `--pc:${ctx.colour(p.power)}`, "aria-label": `${ctx.powerName(p.power)}${mine ? " (you)" : ""}` },
       el("header", {},
         el("span", { class: `swatch pat-${ctx.pattern(p.power)}${ctx.meta.powers?.[p.power]?.light ? " light" : ""}`, "aria-hidden": "true" }),
-        el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, " — you") : null),
+        el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, ctx.meta.replay ? " — hand shown" : " — you") : null),
         prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),
       el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),
