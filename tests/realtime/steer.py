@@ -73,19 +73,25 @@ def _goal_now(current: dict[str, Any], action: dict[str, Any] | None, left: set[
 
 
 def find_line(
-    state: dict[str, Any], goals: set[str], tries: int = 80, steps: int = 150
+    state: dict[str, Any],
+    goals: set[str] | list[str],
+    tries: int = 80,
+    steps: int = 150,
 ) -> tuple[list[Step], list[str]]:
     """A sequence of (seat, action) from `state` along which every goal is met, and the
     goals in the order met. Goals: "petition" (a petition is made), "defend" (a defense
-    prompt is pending), "vote" (a parley vote prompts two seats at once).
+    prompt is pending), "vote" (a parley vote prompts two seats at once). A list of
+    goals is met in that order (so a prompt asked for last is still pending at the end);
+    a set, in any order.
 
     Stagewise: random steered playouts from the current position until one meets a
     goal; keep that prefix and go on from there."""
     line: list[Step] = []
     met: list[str] = []
     current = state
-    while set(met) != goals:
-        left = goals - set(met)
+    ordered = list(goals) if isinstance(goals, list) else None
+    while set(met) != set(goals):
+        left = {ordered[len(met)]} if ordered is not None else set(goals) - set(met)
         for attempt in range(tries):
             rng = random.Random(attempt * 1000 + len(line))
             probe, taken = current, []

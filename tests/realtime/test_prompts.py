@@ -137,7 +137,8 @@ def test_petition_and_defense_interrupt_between_two_server_processes(
     a = start_server(pg_url)
     b = start_server(pg_url)
     table: Table = make_table(a, new_player, scenario="teaching", powers=TEACHING)
-    line, met = find_line(server_state(pg_url, table.game_id), {"petition", "defend"})
+    # the petition first, so the defense prompt is the one pending at the end of the line
+    line, met = find_line(server_state(pg_url, table.game_id), ["petition", "defend"])
     s0, s1 = table.seats
     socks = {
         s0: sockets(a, table.game_id, table.player_of_seat(s0), label="on-A"),
