@@ -194,9 +194,10 @@ class Table:
             dialog.wait_for(state="visible")
             if kind == "defend":
                 # every amount says at once what it buys: their rating after it, and odds
-                dialog.locator(
-                    'button[data-action="defend"] .chip-odds', has_text="their rating"
-                ).first.wait_for()
+                page.wait_for_function(
+                    "[...document.querySelectorAll('#decision-dialog button[data-action=defend]"
+                    " .chip-odds')].every(s => s.textContent.includes('their rating'))"
+                )
             if not self.dialog_shot:
                 person.shot("dialog-defense.png")
                 self.dialog_shot = True

@@ -489,7 +489,7 @@ export class Decisions {
       talents.length ? el("p", {}, "Defend (your unused year is spent; your Military stature counts against them), adding talents if you wish, or decline.") : null,
       el("div", { class: "choice-group", role: "group", "aria-label": "Defense" },
         talents.map((a) => {
-          const odds = el("span", { class: "chip-odds" });
+          const odds = el("span", { class: "chip-odds" }, "\u00a0");
           // each amount shows what it buys at once: their rating after it, and the
           // chance their endeavour comes to nothing (13.21)
           if (talents.length <= 16) {
@@ -497,7 +497,7 @@ export class Decisions {
               if (typeof data?.rating !== "number") return;
               const o = data.odds && typeof data.odds === "object" ? data.odds : null;
               const fail = o ? FAILURES.reduce((sum, code) => sum + (o[code] || 0), 0) : null;
-              odds.textContent = ` → their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} they fail`}`;
+              odds.textContent = `→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} they fail`}`;
             }).catch(() => {});
           }
           return el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
