@@ -293,17 +293,20 @@ def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
     return state
 
 
-def _undo_check(
-    db: Session, game: Game, seat: Seat, current: dict[str, Any]
-) -> tuple[Action | None, dict[str, Any] | None, str | None]:
-    """Whether `seat` may take back the last action now: (that action, the state before
-    it, None) if so, else (…, the reason in words). The one place undo is decided, for
-    the undo itself and for the `can_undo` flag of the seat's view."""
-    from app import engine
-
-    last = db.scalar(
+def _last_action(db: Session, game: Game) -> Action | None:
+    return db.scalar(
         select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
     )
+
+
+def _undo_check(
+    db: Session, game: Game, seat: Seat, current: dict[str, Any], last: Action | None
+) -> tuple[dict[str, Any] | None, str | None]:
+    """Whether `seat` may take back `last` (the game's last action) now: (the state
+    before it, None) if so, else (None, the reason in words). The one place undo is
+    decided, for the undo itself and for the `can_undo` flag of the seat's view."""
+    from app import engine
+
     if (
         last is None
         or seat.user_id is None
@@ -311,10 +314,10 @@ def _undo_check(
         or last.seat != seat.index
         or last.source != "player"
     ):
-        return last, None, "Your last decision is not the last thing that happened."
+        return None, "Your last decision is not the last thing that happened."
     others = {p["seat"] for p in engine.pending(current)} - {seat.index}
     if others:
-        return last, None, "Another player has been asked to decide since."
+        return None, "Another player has been asked to decide since."
     # (visible_to is a JSON column: a public event holds JSON null, so filter in Python.)
     private = any(
         e.visible_to is not None
@@ -323,11 +326,11 @@ def _undo_check(
         )
     )
     if private:
-        return last, None, "That decision revealed something; it cannot be taken back."
+        return None, "That decision revealed something; it cannot be taken back."
     before = state_before(db, game, last.seq - 1)
     if hidden_parts(before) != hidden_parts(current):
-        return last, None, "That decision revealed something; it cannot be taken back."
-    return last, before, None
+        return None, "That decision revealed something; it cannot be taken back."
+    return before, None
 
 
 def undoable_seat(db: Session, game: Game, state: dict[str, Any] | None) -> int | None:
@@ -335,16 +338,14 @@ def undoable_seat(db: Session, game: Game, state: dict[str, Any] | None) -> int 
     seat whose decision it was)."""
     if state is None or game.status != "active":
         return None
-    last = db.scalar(
-        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
-    )
+    last = _last_action(db, game)
     if last is None or last.source != "player":
         return None
     seat = next((s for s in game.seats if s.index == last.seat), None)
     if seat is None or seat.standin:
         return None
-    _, before, refusal = _undo_check(db, game, seat, state)
-    return seat.index if refusal is None and before is not None else None
+    _, refusal = _undo_check(db, game, seat, state, last)
+    return seat.index if refusal is None else None
 
 
 def undo(
@@ -362,8 +363,9 @@ def undo(
         raise Forbidden("You have no seat in this game.")
     if expected_version != game.version:
         raise StaleVersion(game.version)
-    last, before, refusal = _undo_check(db, game, seat, gamelog.load_state(game))
-    if refusal is not None or last is None or before is None:
+    last = _last_action(db, game)
+    before, refusal = _undo_check(db, game, seat, gamelog.load_state(game), last)
+    if before is None or last is None:
         raise Invalid(refusal or "Nothing to take back.", code="no_undo")
     db.execute(delete(Event).where(Event.game_id == game.id, Event.action_seq == last.seq))
     db.execute(delete(Snapshot).where(Snapshot.game_id == game.id, Snapshot.action_seq >= last.seq))
@@ -420,6 +422,21 @@ def seat_view(
     return seat_payload(game, state, prompts, mine, undo_seat=undo_seat)
 
 
+def game_fields(game: Game, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What every payload about a game carries, whoever it is for (the seat view, the
+    socket's messages, a replay step)."""
+    return {
+        "game_id": game.id,
+        "status": game.status,
+        "scenario": game.scenario,
+        "pace": game.pace,
+        "public": game.public,
+        "host_id": game.host_id,
+        "seats": seats if seats is not None else [lobby.seat_summary(s) for s in game.seats],
+        "outcome": game.outcome,
+    }
+
+
 def seat_payload(
     game: Game,
     state: dict[str, Any] | None,
@@ -438,20 +455,13 @@ def seat_payload(
 
     seat = mine.index if mine else None
     result: dict[str, Any] = {
-        "game_id": game.id,
+        **game_fields(game, seats),
         "version": game.version,
         "seat": seat,
-        "status": game.status,
-        "scenario": game.scenario,
-        "pace": game.pace,
-        "public": game.public,
-        "host_id": game.host_id,
-        "seats": seats if seats is not None else [lobby.seat_summary(s) for s in game.seats],
         "view": None,
         "legal_actions": [],
         "prompts": [],
         "last_seq": game.last_event,
-        "outcome": game.outcome,
         "can_undo": seat is not None and seat == undo_seat,
     }
     if state is None:

@@ -67,20 +67,13 @@ def replay_step(
         for r in reversed(rows)
     ]
     return {
-        "game_id": game.id,
+        **play.game_fields(game, [lobby.seat_summary(s) for s in seats]),
         "version": step,
         "seat": seat,
-        "status": game.status,
-        "scenario": game.scenario,
-        "pace": game.pace,
-        "public": game.public,
-        "host_id": game.host_id,
-        "seats": [lobby.seat_summary(s) for s in seats],
         "view": engine.view(state, seat),
         "legal_actions": [],
         "prompts": engine.pending(state) if step < steps else [],
         "last_seq": rows[0].seq if rows else 0,
-        "outcome": game.outcome,
         "can_undo": False,
         "events": events,
         "replay": {
