@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from app.engine.core import State, card_name, card_type, geo, player
-from app.engine.deck import draw_odds, next_draw_pile, petition_cost
+from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
 from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
 from app.engine.errors import IllegalAction
@@ -230,6 +230,7 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
             "draw_odds": draw_odds(p),
             "petition_cost": petition_cost(state, seat),
             "strikes": p["strikes"],
+            "passed": list(p.get("passed", [])),
             "taxed": list(p["taxed"]),
             "tax_state": p["tax_state"],
         }
@@ -299,22 +300,28 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             }
         return out
     if t in ("draw", "petition"):
-        odds = draw_odds(p)
-        strikes = p["strikes"] if t == "petition" else 0
+        petition = t == "petition"
+        pile = petition_pile(p) if petition else next_draw_pile(p)
+        odds = draw_odds(p, pile)
+        strikes = p["strikes"] if petition else 0
         out = {
             "type": t,
             "draw_odds": odds,
             "strikes": strikes,
-            "cost": petition_cost(state, seat) if t == "petition" else 0,
+            "cost": petition_cost(state, seat) if petition else 0,
         }
-        shield = False
         from app.engine.core import has_ability
 
-        if has_ability(state, seat, "burden_shield") and not (p["shield_used"] and t == "petition"):
-            shield = True
-        out["bust_odds"] = odds["burden"] if strikes >= 1 and not shield else 0.0
-        out["strike_odds"] = odds["burden"]
-        out["pile"] = len(next_draw_pile(p))
+        shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
+        # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
+        types = strike_types(p, petition)
+        strike = (0.0 if shield else odds["burden"]) + sum(
+            odds["by_type"].get(k, 0.0) for k in types
+        )
+        out["strike_types"] = types
+        out["strike_odds"] = min(1.0, strike)
+        out["bust_odds"] = out["strike_odds"] if strikes >= 1 else 0.0
+        out["pile"] = len(pile)
         return out
     if t in ("tax", "plunder"):
         area = str(action.get("area"))
