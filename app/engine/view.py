@@ -315,9 +315,9 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
         # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
         types = strike_types(p, petition)
-        by_type: dict[str, float] = odds["by_type"]
+        type_odds: dict[str, float] = odds["by_type"]
         strike = (0.0 if shield else float(odds["burden"])) + sum(
-            by_type.get(k, 0.0) for k in types
+            type_odds.get(k, 0.0) for k in types
         )
         out["strike_types"] = types
         out["strike_odds"] = min(1.0, strike)
