@@ -302,11 +302,11 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     if t in ("draw", "petition"):
         petition = t == "petition"
         pile = petition_pile(p) if petition else next_draw_pile(p)
-        odds = draw_odds(p, pile)
+        chances = draw_odds(p, pile)
         strikes = p["strikes"] if petition else 0
         out = {
             "type": t,
-            "draw_odds": odds,
+            "draw_odds": chances,
             "strikes": strikes,
             "cost": petition_cost(state, seat) if petition else 0,
         }
@@ -315,8 +315,8 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
         # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
         types = strike_types(p, petition)
-        type_odds: dict[str, float] = odds["by_type"]
-        strike = (0.0 if shield else float(odds["burden"])) + sum(
+        type_odds: dict[str, float] = chances["by_type"]
+        strike = (0.0 if shield else float(chances["burden"])) + sum(
             type_odds.get(k, 0.0) for k in types
         )
         out["strike_types"] = types
