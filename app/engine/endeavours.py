@@ -8,6 +8,7 @@ from typing import Any
 
 from app.engine import rng
 from app.engine.core import (
+    faith_allows_claim,
     State,
     ability_sum,
     card_type,
@@ -128,7 +129,7 @@ def claim_possible(
     area = state["areas"][area_id]
     if area["owner"] != seat or seat in area["claims"]:
         return False
-    if area["religion"] != leader(state, seat)["religion"]:
+    if not faith_allows_claim(state, seat, area_id):
         return False  # 18.12
     others = [s for s in area["claims"] if s != seat]
     if not others:
@@ -559,7 +560,7 @@ def seat_claim_by_tie(state: State, seat: int, area_id: str) -> bool:
     area = state["areas"][area_id]
     if area["claims"] or seat not in area["ties"]:
         return False
-    if area["religion"] != leader(state, seat)["religion"]:
+    if not faith_allows_claim(state, seat, area_id):
         return False  # 18.12
     area["claims"].append(seat)
     return True
@@ -584,7 +585,7 @@ def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]])
     if (
         area["owner"] == seat
         and not area["claims"]
-        and area["religion"] == leader(state, seat)["religion"]
+        and faith_allows_claim(state, seat, area_id)  # 18.12
     ):
         area["claims"].append(seat)
         emit(
@@ -963,7 +964,7 @@ def _diplomacy_result(
             code == "T/C"
             and unclaimed_before
             and seat not in area["claims"]
-            and area["religion"] == leader(state, seat)["religion"]
+            and faith_allows_claim(state, seat, target)  # 18.12
         ):
             area["claims"].append(seat)  # 18 P2.4
             emit(

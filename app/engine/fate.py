@@ -7,6 +7,7 @@ from typing import Any
 
 from app.engine import rng
 from app.engine.core import (
+    faith_allows_claim,
     State,
     clamp_popularity,
     emit,
@@ -315,7 +316,7 @@ def holding_actions(state: State, seat: int, step: str) -> list[dict[str, Any]]:
                 if (
                     seat in area["ties"]
                     and seat not in area["claims"]
-                    and area["religion"] == p["emperor"]["religion"]
+                    and faith_allows_claim(state, seat, a)  # 18.12
                 ):
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "diplomatic_coup":
