@@ -274,6 +274,18 @@ def die(
             if seat in area["ties"]:
                 area["ties"].remove(seat)
         add_burden(state, seat, "pretender")
+        for ref in [
+            h for h in p["in_play"] if g.fate.get(h, {}).get("effect", {}).get("op") == "demesne"
+        ]:
+            p["in_play"].remove(ref)  # 19.42: the demesne does not pass to a broken line
+            state["fate"]["discard"].append(new_card(state, "fate", ref))
+            emit(
+                state,
+                events,
+                f"{g.fate[ref]['name']} is lost with the line of {p['name']}.",
+                "19.42",
+                "death",
+            )
         p["accursed"] = False  # 22.14
         p["usurped"] += 1
         emit(
