@@ -349,7 +349,9 @@ def rating(
     ):
         terms.append({"term": "fortifications", "value": -int(tarea["fort"]), "rule": "14.31"})
     # 10.33: the owner of a partially conquered area acting from or in it
-    penal_area = base if where == "foreign" else (target if where == "domestic" else None)
+    # Diplomacy is a foreign endeavour based in the court (12.1, 12.11), so its base counts too.
+    abroad = where == "foreign" or spec.get("based_in_court", False)
+    penal_area = base if abroad else (target if where == "domestic" else None)
     if penal_area in areas and areas[penal_area]["owner"] == seat:
         pen = partial_against(areas[penal_area])
         if pen:
