@@ -8,12 +8,12 @@ from typing import Any
 
 from app.engine import rng
 from app.engine.core import (
-    faith_allows_claim,
     State,
     ability_sum,
     card_type,
     clamp_popularity,
     emit,
+    faith_allows_claim,
     geo,
     has_ability,
     loc_costs,

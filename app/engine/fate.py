@@ -7,10 +7,10 @@ from typing import Any
 
 from app.engine import rng
 from app.engine.core import (
-    faith_allows_claim,
     State,
     clamp_popularity,
     emit,
+    faith_allows_claim,
     geo,
     has_ability,
     name,
