@@ -651,7 +651,7 @@ def resolve(
     events: list[dict[str, Any]],
 ) -> str:
     """Draw the counter(s), read the result and apply it (9.5)."""
-    from app.engine.economy import rebellion_check
+    from app.engine.economy import check_after_waivers
     from app.engine.fate import mortality_check
 
     g = geo()
@@ -796,7 +796,7 @@ def resolve(
         )
         _remove_one_burden(state, seat, "plague", events, quiet=True, needs="science")
     elif kind == "convert":
-        _convert_result(state, seat, target, code, events, rebellion_check)
+        _convert_result(state, seat, target, code, events, check_after_waivers)
     elif code == "X" and option:
         other = seat_of_power(state, option)
         if other is not None and other in areas[target]["ties"]:
@@ -986,7 +986,7 @@ def _convert_result(
     target: str,
     code: str,
     events: list[dict[str, Any]],
-    rebellion_check: Any,
+    check_after_waivers: Any,
 ) -> None:
     """22.2: conversion by repeated results against one's own area."""
     g = geo()
@@ -1026,7 +1026,7 @@ def _convert_result(
             "22.2",
             "unrest",
         )
-        rebellion_check(state, seat, target, 0, events, rule="22.2")
+        check_after_waivers(state, seat, target, 0, events, rule="22.2")  # 12.42
 
 
 def conversion_differential(state: State, seat: int, target: str) -> int:

@@ -38,7 +38,7 @@ from app.engine.deck import (
     next_draw_pile,
     petition_cost,
 )
-from app.engine.economy import do_plunder, do_tax, tax_options, waiver_seats
+from app.engine.economy import do_plunder, do_tax, rebellion_check, tax_options, waiver_seats
 from app.engine.endeavours import (
     base_cost,
     defender_for,
@@ -1282,7 +1282,13 @@ def h_waive(state: State, seat: int, action: dict[str, Any], events: list[dict[s
     if all(str(s) in rq["answers"] for s in rq["ask"]):
         state["request"] = None
         waived = [int(s) for s, w in rq["answers"].items() if w]
-        _do_levy(state, rq["seat"], rq["action"], waived, events)
+        check = rq.get("check")
+        if check:  # 12.42: a check other than a levy's (check_after_waivers)
+            rebellion_check(
+                state, rq["seat"], rq["area"], check["demanded"], events, waived, check["rule"]
+            )
+        else:
+            _do_levy(state, rq["seat"], rq["action"], waived, events)
 
 
 def h_recruit(
