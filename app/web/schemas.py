@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from app.web.limits import MAX_DB_INT
+
+#: the engine's bounds on a game's options (app/engine/flow.py new_game)
+MAX_ROUNDS = 8
+MAX_END_TURN = 16
 
 
 class Credentials(BaseModel):
@@ -18,11 +24,30 @@ class SignupBody(Credentials):
 
 class SeatBody(BaseModel):
     kind: Literal["human", "bot"] = "human"
-    bot_level: str | None = Field(default=None, examples=["heuristic"])
+    bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])
+
+
+class GameOptions(BaseModel):
+    """Engine options of a new game. Unknown keys are refused; omitted ones take the
+    scenario's value. ``end_turn`` is further capped by the scenario's ``turns``
+    (``GET /api/scenarios``), checked when the game is created."""
+
+    model_config = ConfigDict(extra="forbid")
+    end_turn: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_END_TURN,
+        description="play only up to this turn (1 … the scenario's `turns`)",
+    )
+    rounds: int | None = Field(
+        default=None, ge=1, le=MAX_ROUNDS, description="rounds per turn (1 … 8)"
+    )
 
 
 class CreateGameBody(BaseModel):
-    scenario: str | None = Field(default=None, description="default: the teaching scenario")
+    scenario: str | None = Field(
+        default=None, max_length=64, description="default: the teaching scenario"
+    )
     seats: list[SeatBody] = Field(
         default_factory=lambda: [
             SeatBody(kind="human"),
@@ -34,22 +59,28 @@ class CreateGameBody(BaseModel):
     )
     pace: Literal["live", "24h", "72h"] = "live"
     public: bool = True
-    power: str | None = Field(default=None, description="the host's power; None = random")
-    options: dict[str, Any] = Field(
-        default_factory=dict, description='engine options, e.g. {"end_turn": 3}'
+    power: str | None = Field(
+        default=None, max_length=64, description="the host's power; None = random"
+    )
+    options: GameOptions = Field(
+        default_factory=GameOptions, description='engine options, e.g. {"end_turn": 3}'
     )
 
 
 class JoinBody(BaseModel):
-    power: str | None = Field(default=None, description="a power id, or null for a random one")
-    seat: int | None = Field(
-        default=None, ge=0, description="a seat index, or null for the first empty"
+    power: str | None = Field(
+        default=None, max_length=64, description="a power id, or null for a random one"
     )
-    code: str | None = Field(default=None, description="the invite code (private games)")
+    seat: int | None = Field(
+        default=None, ge=0, le=63, description="a seat index, or null for the first empty"
+    )
+    code: str | None = Field(
+        default=None, max_length=64, description="the invite code (private games)"
+    )
 
 
 class BotBody(BaseModel):
-    bot_level: str | None = Field(default=None, examples=["heuristic"])
+    bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])
 
 
 class ActionModel(BaseModel):
@@ -61,7 +92,9 @@ class ActionModel(BaseModel):
 
 class ActionBody(BaseModel):
     action: ActionModel
-    expected_version: int = Field(ge=0, description="the `version` your view was built on")
+    expected_version: int = Field(
+        ge=0, le=MAX_DB_INT, description="the `version` your view was built on"
+    )
     idempotency_key: str = Field(
         min_length=1, max_length=128, description="unique per attempt; retry with the same key"
     )
@@ -83,7 +116,7 @@ class PreferencesBody(BaseModel):
 class DefendOrder(BaseModel):
     mode: Literal["decline", "defend"]
     min_population: int = Field(default=1, ge=1, le=3)
-    max_talents: int = Field(default=0, ge=0)
+    max_talents: int = Field(default=0, ge=0, le=MAX_DB_INT)
 
 
 class OrdersBody(BaseModel):
@@ -95,4 +128,6 @@ class OrdersBody(BaseModel):
 
 
 class UndoBody(BaseModel):
-    expected_version: int = Field(ge=0, description="the version your view was built on")
+    expected_version: int = Field(
+        ge=0, le=MAX_DB_INT, description="the version your view was built on"
+    )

@@ -6,12 +6,13 @@ need neither, but take a JSON body only (a cross-site form cannot send one).
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
+from app.content.validate import MAIN_SCENARIO
+from app.engine.rules import ROUNDS_PER_TURN
 from app.services import accounts, chat, lobby, play, records, replays
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
@@ -26,6 +27,7 @@ from app.web.deps import (
     client_ip,
     publish,
 )
+from app.web.limits import MAX_DB_INT, BadJSON, GameId, SeatIndex, parse_json, seq_query
 from app.web.schemas import (
     ActionBody,
     ActionModel,
@@ -33,6 +35,7 @@ from app.web.schemas import (
     ChatBody,
     CreateGameBody,
     Credentials,
+    GameOptions,
     JoinBody,
     OrdersBody,
     PreferencesBody,
@@ -145,6 +148,9 @@ def scenarios() -> dict[str, Any]:
                 "id": s["id"],
                 "name": s.get("name", s["id"]),
                 "teaching": bool(s.get("teaching")),
+                "main": s["id"] == MAIN_SCENARIO,
+                "turns": int(s.get("turns", 4)),
+                "rounds": int(s.get("rounds", ROUNDS_PER_TURN)),
                 "min_seats": lobby.seat_bounds(s)[0],
                 "max_seats": lobby.seat_bounds(s)[1],
                 "powers": [{"id": p["id"], "name": p.get("name", p["id"])} for p in s["powers"]],
@@ -153,6 +159,7 @@ def scenarios() -> dict[str, Any]:
         ],
         "bot_levels": list(lobby.bot_levels()),
         "paces": lobby.PACES,
+        "options_schema": GameOptions.model_json_schema(),
     }
 
 
@@ -175,6 +182,30 @@ def game_json(db: DB, game: Any, user_id: int | None) -> dict[str, Any]:
     return data
 
 
+def startable_options(scenario_id: str, seats: int, options: GameOptions) -> dict[str, Any]:
+    """The options as stored, once the engine has set up a game with them: a game
+    is never created that could not start (422 naming the option otherwise)."""
+    from app import engine
+    from app.engine.errors import BadSetup
+
+    s = lobby.scenario(scenario_id)
+    chosen = options.model_dump(exclude_none=True)
+    turns = int(s.get("turns", 4))
+    if chosen.get("end_turn", 1) > turns:
+        raise Invalid(
+            f"options.end_turn: {s.get('name', scenario_id)} has {turns} turns; "
+            f"end_turn is 1 to {turns}.",
+            field="options.end_turn",
+        )
+    low, high = lobby.seat_bounds(s)
+    powers = [p["id"] for p in s["powers"]][: min(max(seats, low), high)]
+    try:
+        engine.new_game(scenario_id, powers, 0, chosen)
+    except BadSetup as exc:
+        raise Invalid(f"options: {exc}", field="options") from exc
+    return chosen
+
+
 @router.post("/games", status_code=201, summary="Create a game (you take the first human seat)")
 def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     scenario_id = body.scenario or lobby.default_scenario_id()
@@ -188,14 +219,14 @@ def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked)
         pace=body.pace,
         public=body.public,
         host_power=body.power,
-        options=body.options,
+        options=startable_options(scenario_id, len(body.seats), body.options),
     )
     db.commit()
     return game_json(db, lobby.get_game(db, game.id), user.id)
 
 
 @router.get("/games/{game_id}", summary="A game's lobby summary")
-def get_game(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def get_game(game_id: GameId, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     uid = user.id if user else None
     if not lobby.can_see(db, game, uid, code):
@@ -215,7 +246,7 @@ def _lobby_change(db: DB, game_id: int, user_id: int) -> dict[str, Any]:
 
 @router.post("/games/{game_id}/join", summary="Take a seat (choose a power or null = random)")
 def join(
-    game_id: int, db: DB, user: CurrentUser, _: CsrfChecked, body: JoinBody | None = None
+    game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked, body: JoinBody | None = None
 ) -> dict[str, Any]:
     body = body or JoinBody()
     game = play_lock(db, game_id)
@@ -224,15 +255,15 @@ def join(
 
 
 @router.post("/games/{game_id}/leave", summary="Leave before the start (the host cancels)")
-def leave(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def leave(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     lobby.leave(db, play_lock(db, game_id), user)
     return _lobby_change(db, game_id, user.id)
 
 
 @router.post("/games/{game_id}/seats/{index}/bot", summary="Host: give a seat to a bot")
 def seat_bot(
-    game_id: int,
-    index: int,
+    game_id: GameId,
+    index: SeatIndex,
     db: DB,
     user: CurrentUser,
     _: CsrfChecked,
@@ -244,14 +275,14 @@ def seat_bot(
 
 @router.post("/games/{game_id}/seats/{index}/open", summary="Host: remove a seat's player or bot")
 def seat_open(
-    game_id: int, index: int, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, index: SeatIndex, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     lobby.open_seat(db, play_lock(db, game_id), user, index)
     return _lobby_change(db, game_id, user.id)
 
 
 @router.post("/games/{game_id}/start", summary="Host: start (every seat filled)")
-def start(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def start(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = play_lock(db, game_id)
     lobby.start(db, game, user)
     return _lobby_change(db, game_id, user.id)
@@ -262,7 +293,7 @@ def start(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, 
     status_code=201,
     summary="A new lobby game with the same players, hosted by you",
 )
-def rematch(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def rematch(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = lobby.rematch(db, lobby.get_game(db, game_id), user)
     db.commit()
     return game_json(db, lobby.get_game(db, game.id), user.id)
@@ -278,7 +309,7 @@ def play_lock(db: DB, game_id: int) -> Any:
 
 
 @router.get("/games/{game_id}/view", summary="My view of the game, my legal actions, prompts")
-def view(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def view(game_id: GameId, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
     return play.seat_view(db, game_id, user.id if user else None, code)
 
 
@@ -287,7 +318,7 @@ def view(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict
     summary="Act: 409 stale version (with current_version), 422 illegal (with reason)",
 )
 def act(
-    game_id: int, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     result = play.submit_action(
         db,
@@ -307,7 +338,9 @@ def act(
     "/games/{game_id}/undo",
     summary="Take back your last decision (only if it revealed nothing and nobody else was asked since)",
 )
-def undo(game_id: int, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def undo(
+    game_id: GameId, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked
+) -> dict[str, Any]:
     result = play.undo(db, game_id, user.id, body.expected_version)
     db.commit()
     publish(game_id, result.version)
@@ -315,7 +348,7 @@ def undo(game_id: int, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked
 
 
 @router.post("/games/{game_id}/reclaim", summary="Take your seat back from the stand-in bot")
-def reclaim(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = play.reclaim(db, game_id, user.id)
     db.commit()
     publish(game.id, game.version)
@@ -323,7 +356,7 @@ def reclaim(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")
-def get_orders(game_id: int, db: DB, user: CurrentUser) -> dict[str, Any]:
+def get_orders(game_id: GameId, db: DB, user: CurrentUser) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     seat = lobby.seat_of(game, user.id)
     if seat is None:
@@ -338,7 +371,7 @@ def get_orders(game_id: int, db: DB, user: CurrentUser) -> dict[str, Any]:
     summary="Set standing orders (defend / vote / peace), answered by the server at once",
 )
 def put_orders(
-    game_id: int, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     before = lobby.get_game(db, game_id).version
     game = play.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
@@ -351,10 +384,10 @@ def put_orders(
 
 @router.get("/games/{game_id}/events", summary="The events I may see after `since`")
 def events(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: MaybeUser,
-    since: Annotated[int, Query(ge=0)] = 0,
+    since: Annotated[int, seq_query("events after this seq (0 = from the start)")] = 0,
     code: str | None = None,
 ) -> dict[str, Any]:
     uid = user.id if user else None
@@ -376,13 +409,15 @@ def events(
     "/games/{game_id}/explain", summary="The rating and odds of an action before you commit"
 )
 def explain(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: CurrentUser,
-    action: Annotated[str, Query(description="the action as JSON")],
+    action: Annotated[str, Query(max_length=4096, description="the action as JSON")],
 ) -> dict[str, Any]:
     try:
-        parsed = ActionModel.model_validate(json.loads(action)).model_dump()
+        parsed = ActionModel.model_validate(parse_json(action)).model_dump()
+    except BadJSON as exc:
+        raise Invalid(f"`action`: {exc}", code=exc.code, field="action") from exc
     except (ValueError, ValidationError) as exc:
         raise Invalid("`action` must be a JSON object with a `type`.", field="action") from exc
     return play.explain(db, game_id, user.id, parsed)
@@ -390,14 +425,17 @@ def explain(
 
 @router.get("/games/{game_id}/chat", summary="Chat messages after `after` (an id)")
 def chat_list(
-    game_id: int, db: DB, user: MaybeUser, after: Annotated[int, Query(ge=0)] = 0
+    game_id: GameId,
+    db: DB,
+    user: MaybeUser,
+    after: Annotated[int, seq_query("chat lines after this id")] = 0,
 ) -> dict[str, Any]:
     return {"messages": chat.since(db, game_id, user.id if user else None, after)}
 
 
 @router.post("/games/{game_id}/chat", status_code=201, summary="Say something at the table")
 def chat_post(
-    game_id: int, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     message = chat.post(db, game_id, user, body.text)
     db.commit()
@@ -411,11 +449,11 @@ def chat_post(
     summary="A finished game step by step: the position after `step` actions, nothing hidden",
 )
 def replay(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: MaybeUser,
-    step: Annotated[int, Query(ge=0, description="0 is the setup")] = 0,
-    seat: Annotated[int | None, Query(ge=0, description="whose view (hand) to show")] = None,
+    step: Annotated[int, Query(ge=0, le=MAX_DB_INT, description="0 is the setup")] = 0,
+    seat: Annotated[int | None, Query(ge=0, le=63, description="whose view (hand) to show")] = None,
 ) -> dict[str, Any]:
     return replays.replay_step(db, game_id, user.id if user else None, step, seat)
 
@@ -424,5 +462,5 @@ def replay(
     "/games/{game_id}/record",
     summary="The game record (seed + action log + hash) once the game is over",
 )
-def record(game_id: int, db: DB, user: MaybeUser) -> dict[str, Any]:
+def record(game_id: GameId, db: DB, user: MaybeUser) -> dict[str, Any]:
     return records.record_for_player(db, game_id, user.id if user else None)

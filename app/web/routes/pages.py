@@ -26,6 +26,7 @@ from app.web.deps import (
     form_csrf_ok,
     publish,
 )
+from app.web.limits import GameId, SeatIndex
 from app.web.routes.api import set_session_cookie
 from app.web.templating import redirect, render
 
@@ -292,7 +293,7 @@ def _orders_page(
 
 
 @router.get("/games/{game_id}/orders", response_class=HTMLResponse)
-def orders_page(request: Request, game_id: int, db: DB, login: Login) -> Response:
+def orders_page(request: Request, game_id: GameId, db: DB, login: Login) -> Response:
     if login is None:
         return redirect(f"/login?next=/games/{game_id}/orders", "Log in first.")
     try:
@@ -304,7 +305,7 @@ def orders_page(request: Request, game_id: int, db: DB, login: Login) -> Respons
 @router.post("/games/{game_id}/orders")
 def orders_form(
     request: Request,
-    game_id: int,
+    game_id: GameId,
     db: DB,
     login: Login,
     defend: Annotated[str, Form()] = "",
@@ -374,7 +375,7 @@ def game_lobby_context(
 
 @router.get("/games/{game_id}/lobby", response_class=HTMLResponse)
 def game_lobby(
-    request: Request, game_id: int, db: DB, login: Login, code: str | None = None
+    request: Request, game_id: GameId, db: DB, login: Login, code: str | None = None
 ) -> Response:
     try:
         game = lobby.get_game(db, game_id)
@@ -401,7 +402,7 @@ def _lobby_post(
     request: Request,
     db: DB,
     login: UserSession | None,
-    game_id: int,
+    game_id: GameId,
     csrf_token: str | None,
     change: Callable[[Game, User], Any],
     done: str,
@@ -429,7 +430,7 @@ def _lobby_post(
 @router.post("/games/{game_id}/join")
 def join_form(
     request: Request,
-    game_id: int,
+    game_id: GameId,
     db: DB,
     login: Login,
     power: Annotated[str, Form()] = "",
@@ -444,7 +445,7 @@ def join_form(
 
 @router.post("/games/{game_id}/leave")
 def leave_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.leave(db, game, user)
@@ -454,7 +455,7 @@ def leave_form(
 
 @router.post("/games/{game_id}/start")
 def start_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.start(db, game, user)
@@ -465,8 +466,8 @@ def start_form(
 @router.post("/games/{game_id}/seats/{index}/bot")
 def seat_bot_form(
     request: Request,
-    game_id: int,
-    index: int,
+    game_id: GameId,
+    index: SeatIndex,
     db: DB,
     login: Login,
     bot_level: Annotated[str, Form()] = "",
@@ -482,7 +483,12 @@ def seat_bot_form(
 
 @router.post("/games/{game_id}/seats/{index}/open")
 def seat_open_form(
-    request: Request, game_id: int, index: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request,
+    game_id: GameId,
+    index: SeatIndex,
+    db: DB,
+    login: Login,
+    csrf_token: CsrfField = None,
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.open_seat(db, game, user, index)
@@ -494,7 +500,7 @@ def seat_open_form(
 
 @router.post("/games/{game_id}/rematch")
 def rematch_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     if login is None:
         return redirect("/login", "Log in first.")
