@@ -32,6 +32,7 @@ from app.realtime.ws import router as realtime_router
 from app.services import accounts, deadlines, notifications
 from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.web import ratelimit
 from app.web.deps import publish
 from app.web.limits import BodyLimits
 from app.web.routes import api, health, pages
@@ -101,8 +102,16 @@ async def service_error(request: Request, exc: Exception) -> Response:
     if wants_page(request):
         from app.web.templating import render
 
-        return render(request, "error.html", {"message": exc.message}, None, exc.status)
-    return JSONResponse(exc.to_json(), status_code=exc.status)
+        page = render(request, "error.html", {"message": exc.message}, None, exc.status)
+        page.headers.update(retry_after(exc))
+        return page
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=retry_after(exc))
+
+
+def retry_after(exc: ServiceError) -> dict[str, str]:
+    """429s say when to come back (seconds), as the Retry-After header."""
+    wait = exc.extra.get("retry_after")
+    return {"Retry-After": str(wait)} if isinstance(wait, int) else {}
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
@@ -219,6 +228,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    ratelimit.configure(
+        {
+            "signup": settings.rate_signup,
+            "chat": settings.rate_chat,
+            "actions": settings.rate_actions,
+            "reset": settings.rate_reset,
+        }
+    )
     app.state.engine = make_engine(settings.database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)

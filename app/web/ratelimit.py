@@ -6,7 +6,8 @@ in the database: app/services/accounts.py). Refusals are 429 with ``Retry-After`
 (seconds) over HTTP, and an ``error`` message with ``retry_after`` on the socket.
 
 Limits (hits per window) are in ``LIMITS``; tests and operators may change them
-through the settings ``RATE_SIGNUP``, ``RATE_CHAT``, ``RATE_ACTIONS`` ("N/seconds").
+through the settings ``RATE_SIGNUP``, ``RATE_CHAT``, ``RATE_ACTIONS``, ``RATE_RESET``
+("N/seconds", e.g. "20/60").
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ LIMITS: dict[str, Limit] = {
     "signup": Limit(5, 3600.0),
     "chat": Limit(20, 60.0),
     "actions": Limit(120, 60.0),
+    "reset": Limit(5, 3600.0),
 }
 
 WHAT = {
     "signup": "sign-ups from your address",
     "chat": "chat messages",
     "actions": "actions",
+    "reset": "password reset requests",
 }
 
 
@@ -87,11 +90,11 @@ def limiter() -> RateLimiter:
     return _limiter
 
 
-def configure(signup: str | None, chat: str | None, actions: str | None) -> None:
+def configure(overrides: dict[str, str | None]) -> None:
     """Replace the process's limiter (create_app calls this with the settings)."""
     global _limiter
     limits = dict(LIMITS)
-    for what, text in (("signup", signup), ("chat", chat), ("actions", actions)):
+    for what, text in overrides.items():
         if text:
             limits[what] = Limit.parse(text)
     _limiter = RateLimiter(limits)

@@ -22,6 +22,24 @@ class SignupBody(Credentials):
     email: str | None = Field(default=None, max_length=254)
 
 
+class PasswordChangeBody(BaseModel):
+    current_password: str = Field(min_length=1, max_length=256)
+    new_password: str = Field(min_length=1, max_length=256)
+
+
+class ResetRequestBody(BaseModel):
+    who: str = Field(min_length=1, max_length=254, description="your username or e-mail address")
+
+
+class ResetBody(BaseModel):
+    token: str = Field(min_length=1, max_length=200, description="from the e-mailed link")
+    new_password: str = Field(min_length=1, max_length=256)
+
+
+class DeleteAccountBody(BaseModel):
+    password: str = Field(min_length=1, max_length=256, description="your password, again")
+
+
 class SeatBody(BaseModel):
     kind: Literal["human", "bot"] = "human"
     bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])

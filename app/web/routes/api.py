@@ -6,6 +6,7 @@ need neither, but take a JSON body only (a cross-site form cannot send one).
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -16,6 +17,7 @@ from app.engine.rules import ROUNDS_PER_TURN
 from app.services import accounts, chat, lobby, play, records, replays
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
+from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
@@ -35,15 +37,20 @@ from app.web.schemas import (
     ChatBody,
     CreateGameBody,
     Credentials,
+    DeleteAccountBody,
     GameOptions,
     JoinBody,
     OrdersBody,
+    PasswordChangeBody,
     PreferencesBody,
+    ResetBody,
+    ResetRequestBody,
     SignupBody,
     UndoBody,
 )
 
 router = APIRouter(prefix="/api", tags=["api"])
+log = logging.getLogger(__name__)
 
 
 def user_json(user: User) -> dict[str, Any]:
@@ -76,10 +83,15 @@ def set_session_cookie(response: Response, token: str, settings: Any) -> None:
 # --------------------------------------------------------------------------- accounts
 
 
-@router.post("/signup", summary="Create an account and log in")
-def signup(body: SignupBody, response: Response, db: DB, settings: SettingsDep) -> dict[str, Any]:
+@router.post("/signup", summary="Create an account and log in (5 sign-ups an hour per address)")
+def signup(
+    body: SignupBody, request: Request, response: Response, db: DB, settings: SettingsDep
+) -> dict[str, Any]:
+    ratelimit.limiter().hit("signup", client_ip(request))
     user = accounts.signup(db, body.username, body.password, body.email)
-    token, login = accounts.create_session(db, user, settings.session_days)
+    token, login = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     set_session_cookie(response, token, settings)
     return login_json(login)
@@ -97,7 +109,10 @@ def login(
     except accounts.LoginFailed:
         db.commit()  # the failure counts towards throttling
         raise
-    token, session = accounts.create_session(db, user, settings.session_days)
+    # A new token every time; the session the request came with (if any) ends.
+    token, session = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     set_session_cookie(response, token, settings)
     return login_json(session)
@@ -107,6 +122,94 @@ def login(
 def logout(request: Request, response: Response, db: DB, _: CsrfChecked) -> dict[str, Any]:
     accounts.logout(db, request.cookies.get(SESSION_COOKIE))
     db.commit()
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"ok": True}
+
+
+@router.post("/logout-everywhere", summary="Log out on every device (ends all your sessions)")
+def logout_everywhere(response: Response, db: DB, login: CsrfChecked) -> dict[str, Any]:
+    ended = accounts.logout_everywhere(db, login.user_id)
+    db.commit()
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"ok": True, "sessions_ended": ended}
+
+
+@router.post(
+    "/me/password",
+    summary="Change your password: every session ends, this one gets a new token",
+)
+def change_password(
+    body: PasswordChangeBody,
+    response: Response,
+    db: DB,
+    login: CsrfChecked,
+    settings: SettingsDep,
+) -> dict[str, Any]:
+    token, session = accounts.change_password(
+        db, login.user, body.current_password, body.new_password, settings.session_days
+    )
+    db.commit()
+    set_session_cookie(response, token, settings)
+    return login_json(session)
+
+
+RESET_SENT = (
+    "If that account exists and has an e-mail address, a reset link is on its way; "
+    "it works once, for an hour."
+)
+
+
+@router.post(
+    "/password-reset",
+    status_code=202,
+    summary="E-mail a single-use password reset link (same answer whether or not the account exists)",
+)
+def password_reset_request(
+    body: ResetRequestBody, request: Request, db: DB, settings: SettingsDep
+) -> dict[str, Any]:
+    ratelimit.limiter().hit("reset", client_ip(request))
+    found = accounts.request_reset(db, body.who)
+    if found is not None:
+        send_reset_mail(settings, *found)
+    return {"ok": True, "detail": RESET_SENT}
+
+
+def send_reset_mail(settings: Any, user: User, token: str) -> None:
+    from app.services import notifications
+
+    link = f"{settings.base_url.rstrip('/')}/reset-password?token={token}"
+    text = (
+        f"Hello {user.username},\n\nsomeone (hopefully you) asked to reset your Imperial "
+        f"Glory password. Choose a new one here (the link works once, for an hour):\n\n"
+        f"{link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.\n"
+    )
+    try:
+        notifications.send_email(settings, user.email or "", "Reset your password", text)
+    except Exception:  # the answer must not tell whether a mail went out
+        log.exception("password reset mail to user %s failed", user.id)
+
+
+@router.post(
+    "/password-reset/confirm",
+    summary="Set a new password with the e-mailed token (every session ends; log in again)",
+)
+def password_reset_confirm(body: ResetBody, db: DB) -> dict[str, Any]:
+    accounts.reset_password(db, body.token, body.new_password)
+    db.commit()
+    return {"ok": True}
+
+
+@router.post(
+    "/me/delete",
+    summary="Delete your account; finished games keep their records under an anonymous name",
+)
+def delete_account(
+    body: DeleteAccountBody, response: Response, db: DB, login: CsrfChecked
+) -> dict[str, Any]:
+    changed = accounts.delete_account(db, login.user, body.password)
+    db.commit()
+    for game_id, version in changed:
+        publish(game_id, version)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"ok": True}
 
@@ -320,6 +423,7 @@ def view(game_id: GameId, db: DB, user: MaybeUser, code: str | None = None) -> d
 def act(
     game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
+    ratelimit.limiter().hit("actions", user.id)
     result = play.submit_action(
         db,
         game_id,
@@ -437,6 +541,7 @@ def chat_list(
 def chat_post(
     game_id: GameId, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
+    ratelimit.limiter().hit("chat", user.id)
     message = chat.post(db, game_id, user, body.text)
     db.commit()
     game = lobby.get_game(db, game_id)
