@@ -107,7 +107,8 @@ def authenticate(db: Session, username: str, password: str, ip: str) -> User:
         minutes = int(THROTTLE_WINDOW.total_seconds() // 60)
         raise Throttled(
             f"Too many failed log-ins for this name from your address; "
-            f"try again in {minutes} minutes."
+            f"try again in {minutes} minutes.",
+            retry_after=int(THROTTLE_WINDOW.total_seconds()),
         )
     user = db.scalar(select(User).where(User.username_key == key))
     ok = user is not None and verify_password(user, password)

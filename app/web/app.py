@@ -35,6 +35,7 @@ from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import ratelimit
 from app.web.deps import publish
 from app.web.limits import BodyLimits
+from app.web.ratelimit import retry_after
 from app.web.routes import api, health, pages
 from app.web.routes import play as play_pages
 
@@ -106,12 +107,6 @@ async def service_error(request: Request, exc: Exception) -> Response:
         page.headers.update(retry_after(exc))
         return page
     return JSONResponse(exc.to_json(), status_code=exc.status, headers=retry_after(exc))
-
-
-def retry_after(exc: ServiceError) -> dict[str, str]:
-    """429s say when to come back (seconds), as the Retry-After header."""
-    wait = exc.extra.get("retry_after")
-    return {"Retry-After": str(wait)} if isinstance(wait, int) else {}
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

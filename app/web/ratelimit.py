@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from app.services.errors import Throttled
+from app.services.errors import ServiceError, Throttled
 
 
 @dataclass(frozen=True)
@@ -98,3 +98,9 @@ def configure(overrides: dict[str, str | None]) -> None:
         if text:
             limits[what] = Limit.parse(text)
     _limiter = RateLimiter(limits)
+
+
+def retry_after(exc: ServiceError) -> dict[str, str]:
+    """429s say when to come back (seconds), as the Retry-After header."""
+    wait = exc.extra.get("retry_after")
+    return {"Retry-After": str(wait)} if isinstance(wait, int) else {}
