@@ -141,7 +141,8 @@ def test_game_options_are_a_schema_and_every_game_created_can_start(
         assert r.json()["field"] == field, (options, r.json())
     # end_turn within the schema's range but beyond this scenario's turns: named too.
     turns = next(
-        s["turns"] for s in alice.http.get("/api/scenarios").json()["scenarios"]
+        s["turns"]
+        for s in alice.http.get("/api/scenarios").json()["scenarios"]
         if s["id"] == "teaching"
     )
     r = alice.http.post(
