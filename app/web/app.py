@@ -110,14 +110,32 @@ async def service_error(request: Request, exc: Exception) -> Response:
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
-    """A page for a person's browser; FastAPI's usual JSON answer otherwise."""
-    if wants_page(request):
+    """404: a page for a person's browser. Any HTTP error otherwise: FastAPI's JSON
+    answer plus a `code`."""
+    if wants_page(request) and getattr(exc, "status_code", 0) == 404:
         from app.web.templating import render
 
         message = "There is no such page."
         return render(request, "error.html", {"message": message}, None, 404)
     assert isinstance(exc, StarletteHTTPException)
-    return await http_exception_handler(request, exc)
+    response = await http_exception_handler(request, exc)
+    if response.status_code < 400 or response.media_type != "application/json":
+        return response
+    # Every error of the API has a `code` (docs/api.md, "Errors").
+    code = HTTP_CODES.get(exc.status_code, "http_error")
+    body = {"detail": exc.detail, "code": code}
+    return JSONResponse(body, status_code=exc.status_code, headers=dict(exc.headers or {}))
+
+
+HTTP_CODES = {
+    400: "bad_request",
+    401: "not_logged_in",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
 
 
 #: No inline script anywhere (templates load static/js files; data rides in
@@ -234,7 +252,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = make_engine(settings.database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)
-    app.add_exception_handler(404, not_found)
+    app.add_exception_handler(StarletteHTTPException, not_found)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,34 @@ from app.web.limits import MAX_DB_INT
 #: the engine's bounds on a game's options (app/engine/flow.py new_game)
 MAX_ROUNDS = 8
 MAX_END_TURN = 16
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx of the API: ``detail`` (a sentence; for a request that does not fit
+    its schema, FastAPI's list of ``{loc, msg, type}``), a machine-readable ``code``,
+    and ``field`` (the dotted name of the offending input) when one is to blame.
+    Some errors add context: ``current_version`` (409 stale_version), ``retry_after``
+    (429, also the Retry-After header), ``status`` (409 when a game is not running)."""
+
+    model_config = ConfigDict(extra="allow")
+    detail: str | list[dict[str, Any]]
+    code: str
+    field: str | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in {
+        400: "Bad request",
+        401: "Not logged in (or the session ended)",
+        403: "Forbidden (CSRF token missing or wrong; private game; no seat)",
+        404: "No such game (or other thing)",
+        409: "Conflict (stale_version with current_version; a taken name; a game not running)",
+        413: "Body larger than 64 KiB",
+        422: "Invalid input: `field` names it",
+        429: "Rate limited: wait Retry-After seconds",
+    }.items()
+}
 
 
 class Credentials(BaseModel):

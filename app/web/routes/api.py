@@ -31,6 +31,7 @@ from app.web.deps import (
 )
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, SeatIndex, parse_json, seq_query
 from app.web.schemas import (
+    ERROR_RESPONSES,
     ActionBody,
     ActionModel,
     BotBody,
@@ -49,7 +50,7 @@ from app.web.schemas import (
     UndoBody,
 )
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
 log = logging.getLogger(__name__)
 
 

@@ -336,7 +336,7 @@ def page_meta(
 
 # --------------------------------------------------------------------------- routes
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(tags=["pages"], include_in_schema=False)  # HTML, not the API
 
 
 @router.get("/rules", response_class=HTMLResponse, summary="The rulebook, one anchor per rule")
