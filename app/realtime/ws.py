@@ -19,14 +19,16 @@ server -> client
    legal_actions, prompts}                   full state (unknown / too far behind)
   {"type":"update","events":[new],"last_seq":M, version, seat, status, view,
    legal_actions, prompts}                   after every change of the game
-  {"type":"ack","req_id":R,"version":V}      the action was applied (or was a retry)
-  {"type":"error","req_id":R,"status":409|422|403|404|400,"reason":"…",
-   "current_version":V?}                     same status and reason as the HTTP API
+  {"type":"ack","req_id":R,"version":V,"replayed":B}  the action was applied (or was a retry)
+  {"type":"error","req_id":R,"status":4xx,"code":"…","reason":"…","field":F?,
+   "current_version":V?}                     same status, code and reason as the HTTP API
   {"type":"ping"} every settings.ws_heartbeat_s; {"type":"pong"} answers a client ping
   {"type":"chat","message":{…}}             a chat line (when the platform publishes chat)
 
-Close codes: 4401 not logged in (private game), 4403 no access, 4404 no such game,
-4408 heartbeat missed, 4429 too slow (send queue full), 1012 server restarting.
+Close codes: 1003 binary frame, 1009 frame over MAX_MESSAGE_BYTES (each after an
+``error``), 1011 server error, 1012 server restarting, 4401 not logged in (private
+game), 4403 no access, 4404 no such game, 4408 heartbeat missed, 4429 too slow (send
+queue full). Frames are parsed by app.web.limits.parse_json (the HTTP bounds).
 """
 
 from __future__ import annotations
