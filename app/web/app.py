@@ -216,7 +216,11 @@ async def validation_error(request: Request, exc: Exception) -> Response:
     if wants_page(request):
         from app.web.templating import render
 
-        return render(request, "error.html", {"message": "There is no such page."}, None, 404)
+        if request.method in ("GET", "HEAD"):  # a mistyped address: /games/abc
+            return render(request, "error.html", {"message": "There is no such page."}, None, 404)
+        names = ", ".join(sorted({_field_of(e.get("loc", ())) for e in exc.errors()}))
+        message = f"The form could not be read ({names}); go back and try again."
+        return render(request, "error.html", {"message": message}, None, 422)
     errors = []
     for err in exc.errors():
         item = {k: err[k] for k in ("type", "loc", "msg") if k in err}

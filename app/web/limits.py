@@ -34,6 +34,9 @@ MAX_JSON_INT = 2**63 - 1
 
 GameId = Annotated[int, Path(ge=1, le=MAX_DB_INT, description="a game id")]
 SeatIndex = Annotated[int, Path(ge=0, le=63, description="a seat index (0 first)")]
+InviteCode = Annotated[
+    str | None, Query(max_length=64, description="the invite code of a private game")
+]
 
 
 def seq_query(description: str) -> Any:

@@ -29,7 +29,7 @@ from app.web.deps import (
     client_ip,
     publish,
 )
-from app.web.limits import MAX_DB_INT, BadJSON, GameId, SeatIndex, parse_json, seq_query
+from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, SeatIndex, parse_json, seq_query
 from app.web.schemas import (
     ERROR_RESPONSES,
     ActionBody,
@@ -330,7 +330,7 @@ def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked)
 
 
 @router.get("/games/{game_id}", summary="A game's lobby summary")
-def get_game(game_id: GameId, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def get_game(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     uid = user.id if user else None
     if not lobby.can_see(db, game, uid, code):
@@ -413,7 +413,7 @@ def play_lock(db: DB, game_id: int) -> Any:
 
 
 @router.get("/games/{game_id}/view", summary="My view of the game, my legal actions, prompts")
-def view(game_id: GameId, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> dict[str, Any]:
     return play.seat_view(db, game_id, user.id if user else None, code)
 
 
@@ -493,7 +493,7 @@ def events(
     db: DB,
     user: MaybeUser,
     since: Annotated[int, seq_query("events after this seq (0 = from the start)")] = 0,
-    code: str | None = None,
+    code: InviteCode = None,
 ) -> dict[str, Any]:
     uid = user.id if user else None
     game = lobby.get_game(db, game_id)

@@ -27,7 +27,7 @@ from app.web.deps import (
     form_csrf_ok,
     publish,
 )
-from app.web.limits import GameId, SeatIndex
+from app.web.limits import GameId, InviteCode, SeatIndex
 from app.web.ratelimit import retry_after
 from app.web.routes.api import RESET_SENT, send_reset_mail, set_session_cookie
 from app.web.templating import redirect, render
@@ -503,7 +503,7 @@ def game_lobby_context(
 
 @router.get("/games/{game_id}/lobby", response_class=HTMLResponse)
 def game_lobby(
-    request: Request, game_id: GameId, db: DB, login: Login, code: str | None = None
+    request: Request, game_id: GameId, db: DB, login: Login, code: InviteCode = None
 ) -> Response:
     try:
         game = lobby.get_game(db, game_id)

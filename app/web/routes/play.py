@@ -23,7 +23,7 @@ from markupsafe import Markup
 from app.services import lobby, replays
 from app.services.errors import Forbidden, ServiceError
 from app.web.deps import DB, Login
-from app.web.limits import GameId
+from app.web.limits import GameId, InviteCode
 from app.web.templating import render
 
 RULES_PATH = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
@@ -352,7 +352,7 @@ def rules_page(request: Request, login: Login) -> HTMLResponse:
 
 @router.get("/games/{game_id}", response_class=HTMLResponse, summary="The game page")
 def game_page(
-    game_id: GameId, request: Request, db: DB, login: Login, code: str | None = None
+    game_id: GameId, request: Request, db: DB, login: Login, code: InviteCode = None
 ) -> Response:
     return _game_page(game_id, request, db, login, code, replay=False)
 
