@@ -86,6 +86,18 @@ def api_schema(contract_server: LiveServer) -> Any:
             path_parameters["game_id"] = Player.games[(game_id // 2) % len(Player.games)]
         return path_parameters
 
+    @schema.hook
+    def map_body(context: Any, body: Any) -> Any:
+        # Half the new games are ones the lobby accepts (the teaching scenario, valid
+        # seats), so the stateful run has games to follow links into.
+        operation = getattr(context, "operation", None)
+        if getattr(operation, "path", None) != "/api/games" or not isinstance(body, dict):
+            return body
+        if body.get("public") is False:
+            return body
+        seats = [{"kind": "human"}, {"kind": "bot", "bot_level": "heuristic"}]
+        return {**body, "scenario": "teaching", "seats": seats, "options": {}, "power": None}
+
     return schema
 
 
@@ -120,6 +132,33 @@ def test_the_api_keeps_its_published_contract(api_schema: Any) -> None:
             except Exception as exc:  # collect them all, then fail once
                 failures.append(f"{operation.label} [{mode}]: {str(exc)[:1500]}")
     assert not failures, f"{len(failures)} operations failed:\n\n" + "\n\n".join(failures)
+
+
+@pytest.mark.slow
+def test_stateful_sequences_follow_the_links_of_a_created_game(api_schema: Any) -> None:
+    """Stateful: create a game, then follow the OpenAPI links of its answer (view, join,
+    start, act, chat, undo, …) with the new id, in generated orders."""
+    workflow = api_schema.as_state_machine()
+    assert "StartGame" in str(api_schema.raw_schema["paths"]["/api/games"]["post"])
+
+    class Player_(workflow):  # type: ignore[misc,valid-type]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            headers = {} if case.path in ANONYMOUS else dict(Player.headers)
+            return {"headers": headers, "timeout": 30}
+
+        def validate_response(self, response: Any, case: Any, **kwargs: Any) -> None:
+            case.validate_response(response, checks=CHECKS)
+
+    Player_.run(
+        settings=settings(
+            max_examples=25,
+            stateful_step_count=6,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
 
 
 def test_the_server_logged_no_error(contract_server: LiveServer) -> None:

@@ -310,7 +310,42 @@ def startable_options(scenario_id: str, seats: int, options: GameOptions) -> dic
     return chosen
 
 
-@router.post("/games", status_code=201, summary="Create a game (you take the first human seat)")
+def _game_links() -> dict[str, Any]:
+    """OpenAPI links from a created game to what can be done with it: generic clients
+    (and the stateful contract test) follow them with the new game's id."""
+    targets = {
+        "GetGame": ("/api/games/{game_id}", "get"),
+        "JoinGame": ("/api/games/{game_id}/join", "post"),
+        "LeaveGame": ("/api/games/{game_id}/leave", "post"),
+        "StartGame": ("/api/games/{game_id}/start", "post"),
+        "SeatBot": ("/api/games/{game_id}/seats/{index}/bot", "post"),
+        "SeatOpen": ("/api/games/{game_id}/seats/{index}/open", "post"),
+        "View": ("/api/games/{game_id}/view", "get"),
+        "Act": ("/api/games/{game_id}/actions", "post"),
+        "Undo": ("/api/games/{game_id}/undo", "post"),
+        "Events": ("/api/games/{game_id}/events", "get"),
+        "Explain": ("/api/games/{game_id}/explain", "get"),
+        "Orders": ("/api/games/{game_id}/orders", "put"),
+        "Chat": ("/api/games/{game_id}/chat", "post"),
+        "ReadChat": ("/api/games/{game_id}/chat", "get"),
+        "Record": ("/api/games/{game_id}/record", "get"),
+        "Rematch": ("/api/games/{game_id}/rematch", "post"),
+    }
+    return {
+        name: {
+            "operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
+            "parameters": {"game_id": "$response.body#/id"},
+        }
+        for name, (path, method) in targets.items()
+    }
+
+
+@router.post(
+    "/games",
+    status_code=201,
+    summary="Create a game (you take the first human seat)",
+    openapi_extra={"responses": {"201": {"links": _game_links()}}},
+)
 def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     scenario_id = body.scenario or lobby.default_scenario_id()
     if scenario_id is None:
