@@ -243,3 +243,22 @@ def test_fuzzed_frames_get_protocol_answers_and_no_server_error(
     time.sleep(0.2)
     log = live_server.log()
     assert "Traceback" not in log and "Exception in ASGI" not in log, log[-3000:]
+
+
+def test_socket_actions_share_the_per_user_rate_limit(
+    start_server: Any, sqlite_url: str, sockets: Any, new_player: Any
+) -> None:
+    server = start_server(sqlite_url, env={"RATE_ACTIONS": "3/60"})
+    table = make_table(server, new_player)
+    sock = sockets(server, table.game_id, table.players[0])
+    sock.wait_for(is_snapshot)
+    # One over HTTP, two on the socket: the fourth, on the socket, is over the limit.
+    r = table.players[0].act(table.game_id, {"type": "nonsense"}, 0)
+    assert r.status_code in (409, 422)
+    for _ in range(2):
+        answer = sock.act({"type": "nonsense"}, 0)
+        assert answer["type"] == "error" and answer["status"] in (409, 422)
+    answer = sock.act({"type": "nonsense"}, 0)
+    assert answer["type"] == "error" and answer["status"] == 429
+    assert answer["code"] == "rate_limited" and answer["retry_after"] >= 1
+    alive(sock)
