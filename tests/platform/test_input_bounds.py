@@ -165,7 +165,7 @@ def test_game_options_are_a_schema_and_every_game_created_can_start(
     r = alice.start(game["id"])
     assert r.status_code == 200 and r.json()["status"] == "active", r.text
     view = alice.view(game["id"])["view"]
-    assert view.get("end_turn", 1) == 1
+    assert view["end_turn"] == 1 and view["rounds"] == 2
 
 
 def test_scenarios_name_the_main_one_and_the_options_schema(live_server: Any) -> None:
