@@ -5,8 +5,8 @@ a transaction that changed a game calls it *after commit*. It is thread-safe, ne
 blocks, and is a no-op when no realtime runtime is running (CLI, unit tests).
 
 ``realtime_lifespan(app)`` starts and stops the runtime inside the web app's lifespan:
-the hub on this event loop, and on PostgreSQL the LISTEN connection and the NOTIFY
-sender thread.
+the hub on this event loop, the bot worker (``bots.py``), and on PostgreSQL the LISTEN
+connection and the NOTIFY sender thread.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ class Runtime:
     source: Any  # app.realtime.source.ServiceSource
     listener: Any = None  # PgListener | None
     publisher: Any = None  # PgPublisher | None
+    bots: Any = None  # app.realtime.bots.BotWorker | None
 
     def publish(self, game_id: int, version: int) -> None:
         echo = self.publisher is not None
@@ -43,6 +44,8 @@ class Runtime:
         self.hub.notify_threadsafe(game_id, version, time.time(), echo)
         if self.publisher is not None:
             self.publisher.publish(game_id, version)
+        if self.bots is not None:  # a bot may be prompted now
+            self.bots.notify_threadsafe(game_id)
 
 
 _runtime: Runtime | None = None
@@ -93,12 +96,22 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn)
         rt.publisher.start()
+    from app.realtime.bots import BotWorker
+
+    rt.bots = BotWorker(
+        factory,
+        publish,
+        think_timeout_s=settings.bot_think_timeout_s,
+        sweep_s=settings.bot_sweep_s,
+    )
     previous, _runtime = _runtime, rt
     if state is not None:
         state.realtime = rt
+    await rt.bots.start()
     try:
         yield rt
     finally:
+        await rt.bots.stop()
         _runtime = previous
         if rt.listener is not None:
             await rt.listener.stop()
