@@ -12,6 +12,7 @@ connection and the NOTIFY sender thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -96,6 +97,9 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn)
         rt.publisher.start()
+        from app.services import logins
+
+        logins.on_logout.append(rt.publisher.publish_logout)
     from app.realtime.bots import BotWorker
 
     rt.bots = BotWorker(
@@ -116,5 +120,9 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         if rt.listener is not None:
             await rt.listener.stop()
         if rt.publisher is not None:
+            from app.services import logins
+
+            with contextlib.suppress(ValueError):
+                logins.on_logout.remove(rt.publisher.publish_logout)
             await asyncio.to_thread(rt.publisher.stop)
         await hub.close()
