@@ -32,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import event, insert, select, update
+from sqlalchemy import Table, bindparam, event, insert, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from app.services.errors import Conflict, NotFound
@@ -323,62 +323,88 @@ class GameRow:
     state_text: str | None = None
 
 
+_G: Table = Game.__table__  # type: ignore[assignment]
+_S: Table = Seat.__table__  # type: ignore[assignment]
+_U: Table = User.__table__  # type: ignore[assignment]
+_A: Table = Action.__table__  # type: ignore[assignment]
+_E: Table = Event.__table__  # type: ignore[assignment]
+_SNAP: Table = Snapshot.__table__  # type: ignore[assignment]
+
 _GAME_COLS = (
-    Game.id,
-    Game.scenario,
-    Game.status,
-    Game.host_id,
-    Game.public,
-    Game.pace,
-    Game.options,
-    Game.seed,
-    Game.version,
-    Game.last_action,
-    Game.last_event,
-    Game.state_seq,
-    Game.state.isnot(None).label("started"),
-    Game.deadlines,
-    Game.next_deadline,
-    Game.outcome,
-    Game.finished_at,
-    Game.undo_seat,
-    Game.server_turn,
+    _G.c.id,
+    _G.c.scenario,
+    _G.c.status,
+    _G.c.host_id,
+    _G.c.public,
+    _G.c.pace,
+    _G.c.options,
+    _G.c.seed,
+    _G.c.version,
+    _G.c.last_action,
+    _G.c.last_event,
+    _G.c.state_seq,
+    _G.c.state.isnot(None).label("started"),
+    _G.c.deadlines,
+    _G.c.next_deadline,
+    _G.c.outcome,
+    _G.c.finished_at,
+    _G.c.undo_seat,
+    _G.c.server_turn,
 )
+_GAME_KEYS = [c.key for c in _GAME_COLS]
 _SEAT_COLS = (
-    Seat.id.label("seat_id"),
-    Seat.index,
-    Seat.user_id,
-    Seat.bot_level,
-    Seat.power,
-    Seat.missed,
-    Seat.standin,
-    Seat.standing_orders,
-    User.username,
+    _S.c.id.label("seat_id"),
+    _S.c.index.label("seat_index"),
+    _S.c.user_id.label("seat_user_id"),
+    _S.c.bot_level,
+    _S.c.power,
+    _S.c.missed,
+    _S.c.standin,
+    _S.c.standing_orders,
+    _U.c.username,
 )
+
+# Built once (building a statement costs more than running it on a warm cache).
+_READ = (
+    select(*_GAME_COLS, *_SEAT_COLS)
+    .select_from(_G.outerjoin(_S, _S.c.game_id == _G.c.id).outerjoin(_U, _U.c.id == _S.c.user_id))
+    .where(_G.c.id == bindparam("game_id"))
+    .order_by(_S.c.index)
+)
+_READ_LOCKED = _READ.with_for_update(of=_G)
+_STATE_TEXT = select(_G.c.state).where(_G.c.id == bindparam("game_id"))
+_LOG_AFTER = (
+    select(_A.c.seat, _A.c.action)
+    .where(
+        _A.c.game_id == bindparam("game_id"),
+        _A.c.seq > bindparam("after"),
+        _A.c.seq <= bindparam("upto"),
+    )
+    .order_by(_A.c.seq)
+)
+_INSERT_ACTION = insert(_A)
+_INSERT_EVENT = insert(_E)
+_INSERT_SNAPSHOT = insert(_SNAP)
+_SNAPSHOT_AT = select(_SNAP.c.id).where(
+    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
+)
+_UPDATE_GAME = update(_G).where(_G.c.id == bindparam("row_id"))
 
 
 def read_row(db: Session, game_id: int, *, lock: bool = False) -> GameRow:
     """The game and its seats in ONE statement (``FOR UPDATE`` of the game row when
     `lock`: call ``lock_row`` for that)."""
-    query = (
-        select(*_GAME_COLS, *_SEAT_COLS)
-        .select_from(Game)
-        .outerjoin(Seat, Seat.game_id == Game.id)
-        .outerjoin(User, User.id == Seat.user_id)
-        .where(Game.id == game_id)
-        .order_by(Seat.index)
-    )
-    if lock and db.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(of=Game)
-    rows = db.execute(query).all()
+    conn = db.connection()
+    locked = lock and conn.dialect.name != "sqlite"
+    rows = conn.execute(_READ_LOCKED if locked else _READ, {"game_id": game_id}).all()
     if not rows:
         raise NotFound(f"There is no game {game_id}.")
     first = rows[0]
     seats = [
         SeatRow(
             r.seat_id,
-            r._mapping["index"],
-            r.user_id,
+            r.seat_index,
+            r.seat_user_id,
             r.bot_level,
             r.power,
             r.missed,
@@ -389,7 +415,7 @@ def read_row(db: Session, game_id: int, *, lock: bool = False) -> GameRow:
         for r in rows
         if r.seat_id is not None
     ]
-    values = {c.key: getattr(first, c.key) for c in _GAME_COLS}
+    values = {k: getattr(first, k) for k in _GAME_KEYS}
     return GameRow(**values, seats=seats)
 
 
@@ -417,17 +443,16 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     hit = states.get(key, game.id, game.version, game.seed)
     if hit is not None:
         return hit
+    conn = db.connection()
     if isinstance(game, GameRow):
-        text = game.state_text or db.scalar(select(Game.state).where(Game.id == game.id))
+        text = game.state_text or conn.execute(_STATE_TEXT, {"game_id": game.id}).scalar()
         seq = game.state_seq
     else:
         text, seq = game.state, game.state_seq
     state = parse_state(text or "")
     if game.last_action > seq:
-        rows = db.execute(
-            select(Action.seat, Action.action)
-            .where(Action.game_id == game.id, Action.seq > seq, Action.seq <= game.last_action)
-            .order_by(Action.seq)
+        rows = conn.execute(
+            _LOG_AFTER, {"game_id": game.id, "after": seq, "upto": game.last_action}
         )
         for seat, action in rows:
             state, _ = engine.apply(state, seat, action)
@@ -457,19 +482,18 @@ def save_state(db: Session, game: Game, state: dict[str, Any], snapshot: bool = 
 def add_snapshot(
     db: Session, game_id: int, seq: int, version: int, text: str, state: dict[str, Any]
 ) -> None:
-    exists = db.scalar(
-        select(Snapshot.id).where(Snapshot.game_id == game_id, Snapshot.action_seq == seq)
-    )
-    if exists is None:
-        db.execute(
-            insert(Snapshot).values(
-                game_id=game_id,
-                action_seq=seq,
-                version=version,
-                state=text,
-                state_hash=state_hash(state),
-                created_at=utcnow(),
-            )
+    conn = db.connection()
+    if conn.execute(_SNAPSHOT_AT, {"game_id": game_id, "seq": seq}).first() is None:
+        conn.execute(
+            _INSERT_SNAPSHOT,
+            {
+                "game_id": game_id,
+                "action_seq": seq,
+                "version": version,
+                "state": text,
+                "state_hash": state_hash(state),
+                "created_at": utcnow(),
+            },
         )
 
 
@@ -511,26 +535,28 @@ def record(
         game.last_event += 1
         to = ev.get("to")
         rows.append((game.last_event, game.last_action, list(to) if to is not None else None, ev))
-    db.execute(
-        insert(Action).values(
-            game_id=game.id,
-            seq=game.last_action,
-            seat=seat,
-            action=action,
-            source=source,
-            user_id=user_id,
-            idempotency_key=idempotency_key,
-            version=game.version,
-            can_undo=can_undo,
-            result=result,
-            first_event=first,
-            last_event=game.last_event,
-            created_at=now,
-        )
+    conn = db.connection()
+    conn.execute(
+        _INSERT_ACTION,
+        {
+            "game_id": game.id,
+            "seq": game.last_action,
+            "seat": seat,
+            "action": action,
+            "source": source,
+            "user_id": user_id,
+            "idempotency_key": idempotency_key,
+            "version": game.version,
+            "can_undo": can_undo,
+            "result": result,
+            "first_event": first,
+            "last_event": game.last_event,
+            "created_at": now,
+        },
     )
     if rows:
-        db.execute(
-            insert(Event),
+        conn.execute(
+            _INSERT_EVENT,
             [
                 {
                     "game_id": game.id,
@@ -577,7 +603,8 @@ def write_row(db: Session, game: GameRow, state: dict[str, Any], *, snapshot: bo
         values["state"] = text
         values["state_seq"] = game.state_seq = game.last_action
         add_snapshot(db, game.id, game.last_action, game.version, text, state)
-    db.execute(update(Game).where(Game.id == game.id).values(**values))
+    values["row_id"] = game.id
+    db.connection().execute(_UPDATE_GAME, values)
     remember(db, game.id, game.version, game.seed, state)
 
 

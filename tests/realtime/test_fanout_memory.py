@@ -189,3 +189,36 @@ def test_every_push_carries_the_events_of_its_own_version(
                     assert sock is spectator or message["last_seq"] >= seen
             seen = max(seen, message["last_seq"])
     assert pushes >= 30
+
+
+def test_bot_moves_from_the_worker_reach_the_socket(
+    live_server: Any, new_player: Any, sockets: Any
+) -> None:
+    """A person against a bot over the socket only: after each of the person's moves the
+    bot worker answers (after the commit) and its move is pushed, until the person is
+    prompted again, for many moves in a row."""
+    table = make_table(live_server, new_player, humans=1, bots=1)
+    me = table.seats[0]
+    sock = sockets(live_server, table.game_id, table.players[0])
+    sock.wait_for(is_snapshot)
+    moves = 0
+    for _ in range(40):
+        msg = sock.wait_for(
+            lambda m: (
+                m.get("type") in ("state", "sync", "update")
+                and (m["status"] != "active" or any(p["seat"] == me for p in m["prompts"]))
+                and m["version"] >= (sock.version or 0)
+            ),
+            timeout=20,
+            start=max(0, sock.count() - 1),
+        )
+        if msg["status"] != "active":
+            break
+        if not msg["legal_actions"]:
+            continue
+        ack = sock.act(pick(msg), expected_version=msg["version"])
+        if ack["type"] == "error" and ack.get("status") == 409:
+            continue
+        assert ack["type"] == "ack", ack
+        moves += 1
+    assert moves >= 10
