@@ -54,6 +54,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_kb(pid: int) -> int:
     """The resident set of a process in KB (Linux /proc)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -341,6 +347,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 
     stats["measure"] = True
     stats["messages"] = 0
+    cpu0 = cpu_seconds(pid)
     t1 = time.monotonic()
     await asyncio.gather(
         *(
@@ -350,6 +357,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     )
     duration = time.monotonic() - t1
     rss_end = rss_kb(pid)
+    cpu = cpu_seconds(pid) - cpu0
     for table in tables:
         for s in table:
             await s.ws.close()
@@ -393,6 +401,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "kb_per_game": round((rss_games - rss_start) / args.games, 1),
         "kb_per_socket": round((rss_sockets - rss_games) / sockets, 1),
         "kb_per_live_game_at_end": round((rss_end - rss_start) / args.games, 1),
+        "server_cpu_ms_per_action": round(cpu * 1000 / max(1, stats["actions"]), 2),
+        "server_cpu_busy": round(cpu / duration, 2),
         "messages_per_s": round(stats["messages"] / duration, 1),
         "actions_per_s": round(stats["actions"] / duration, 1),
         "duration_s": round(duration, 2),
