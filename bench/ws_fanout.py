@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -197,7 +198,7 @@ class Sock:
         with contextlib.suppress(Exception):
             async for text in self.ws:
                 now = time.time()
-                msg = json.loads(text)
+                msg = orjson.loads(text)
                 self.stats["messages"] += 1
                 kind = msg.get("type")
                 if kind == "ping":

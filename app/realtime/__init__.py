@@ -45,8 +45,14 @@ class Runtime:
         self.hub.notify_threadsafe(game_id, version, time.time(), echo)
         if self.publisher is not None:
             self.publisher.publish(game_id, version)
-        if self.bots is not None:  # a bot may be prompted now
+        if self.bots is not None and self._bot_due(game_id, version):
             self.bots.notify_threadsafe(game_id)
+
+    def _bot_due(self, game_id: int, version: int) -> bool:
+        """Whether the bot worker should look at this change: not when this process
+        made it and knows no bot is prompted (the common case of a person's move)."""
+        held = self.source.frame(game_id)
+        return held is None or held[0].version != version or held[0].server_turn
 
 
 _runtime: Runtime | None = None

@@ -1,7 +1,7 @@
 """The game row and its append-only log: locking, recording actions and events,
 snapshots, and the latest state of each game held in memory.
 
-The write path (docs/architecture.md, "Write path"):
+The write path (docs/performance.md):
 
 - An action appends one ``actions`` row and its ``events`` rows and updates the game
   row's counters; the state itself is NOT rewritten. Every ``SNAPSHOT_EVERY`` actions
@@ -99,6 +99,7 @@ class Frame:
     #: (seq, action_seq, visible_to, payload) of those events, in order
     events: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
     seats: dict[int, int] = field(default_factory=dict)  # user id -> seat index
+    server_turn: bool = False  # a bot or stand-in is prompted (the bot worker's cue)
     committed_at: float = 0.0
 
 
@@ -155,7 +156,7 @@ class FrameStore:
     """The latest ``Frame`` of each game, and a short contiguous run of its recent
     events, for the hub (``app/realtime``). Filled after commit only."""
 
-    RECENT = 256
+    RECENT = 128
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

@@ -215,6 +215,7 @@ def _move(
             last_event=game.last_event,
             events=rows,
             seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
+            server_turn=game.server_turn,
         ),
     )
     return result
