@@ -108,20 +108,36 @@ def player(base: str) -> httpx.Client:
     return http
 
 
-def play(base: str, steps: int, latencies: list[float], lock: threading.Lock) -> int:
-    alice, bob = player(base), player(base)
-    game = alice.post(
-        "/api/games", json={"scenario": "teaching", "seats": [{"kind": "human"}, {"kind": "human"}]}
-    ).json()
-    bob.post(f"/api/games/{game['id']}/join", json={}).raise_for_status()
+def play(base: str, steps: int, latencies: list[float], lock: threading.Lock, bots: int = 0) -> int:
+    alice = player(base)
+    if bots:
+        # One person against `bots` heuristic bots: the person's submit must not wait
+        # for them (the bot worker answers after the commit; we poll until prompted).
+        seats = [{"kind": "human"}] + [{"kind": "bot", "bot_level": "heuristic"}] * bots
+        scenario = "teaching" if bots == 1 else "four_empires"
+        game = alice.post("/api/games", json={"scenario": scenario, "seats": seats}).json()
+        people = [alice]
+    else:
+        bob = player(base)
+        seats = [{"kind": "human"}, {"kind": "human"}]
+        game = alice.post("/api/games", json={"scenario": "teaching", "seats": seats}).json()
+        bob.post(f"/api/games/{game['id']}/join", json={}).raise_for_status()
+        people = [alice, bob]
     alice.post(f"/api/games/{game['id']}/start").raise_for_status()
     done = 0
     for _ in range(steps):
-        for client in (alice, bob):
-            view = client.get(f"/api/games/{game['id']}/view").json()
-            if view["legal_actions"]:
+        deadline = time.monotonic() + 60
+        view: dict[str, Any] = {}
+        client = alice
+        while time.monotonic() < deadline:
+            for client in people:
+                view = client.get(f"/api/games/{game['id']}/view").json()
+                if view["legal_actions"] or view["status"] != "active":
+                    break
+            if view["legal_actions"] or view["status"] != "active":
                 break
-        else:
+            time.sleep(0.02)  # a bot is thinking
+        if not view.get("legal_actions"):
             break
         t0 = time.perf_counter()
         r = client.post(
@@ -148,6 +164,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=30, help="actions per game at most")
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     parser.add_argument("--floor-n", type=int, default=500, help="floor transactions")
+    parser.add_argument(
+        "--bots", type=int, default=0, help="one person against this many bots per game"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="ig-bench-"))
     url, drop = database(args.db, workdir)
@@ -159,7 +178,9 @@ def main() -> int:
         cpu0 = cpu_seconds(proc.pid)
         t0 = time.perf_counter()
         threads = [
-            threading.Thread(target=lambda: counts.append(play(base, args.steps, latencies, lock)))
+            threading.Thread(
+                target=lambda: counts.append(play(base, args.steps, latencies, lock, args.bots))
+            )
             for _ in range(args.games)
         ]
         for t in threads:
@@ -174,8 +195,9 @@ def main() -> int:
         if drop:
             drop()
     ordered = sorted(latencies)
-    result = {
+    result: dict[str, Any] = {
         "db": args.db,
+        "bots_per_game": args.bots,
         "games": args.games,
         "actions": len(latencies),
         "seconds": round(seconds, 2),
