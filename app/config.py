@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     # Realtime: bounded per-socket queue and heartbeat period.
     ws_queue_size: int = 64
     ws_heartbeat_s: float = 20.0
+    #: permessage-deflate on sockets: less bandwidth, ~250 KB more memory per socket
+    ws_compression: bool = False
+    #: a bot that thinks longer than this is answered for with the prompt's default
+    bot_think_timeout_s: float = 10.0
+    #: how often the bot worker looks for games waiting on a bot (restarts, other processes)
+    bot_sweep_s: float = 2.0
     # Notifications (optional).
     smtp_host: str | None = None
     smtp_port: int = 25

@@ -7,7 +7,15 @@ first legal action. Prints one JSON object:
 
   {"db", "games", "actions", "seconds", "actions_per_s", "p50_ms", "p99_ms"}
 
-where the latencies are those of POST /api/games/{id}/actions (apply + log + commit).
+where the latencies are those of POST /api/games/{id}/actions (apply + log + commit),
+plus the database's floor measured in the same run (bench/floor.py: one transaction
+that locks a row, appends an action, updates a 5 KB snapshot and NOTIFYs, on
+PostgreSQL; and the same on this run's database), the ratio of the p50 to the
+PostgreSQL floor, the server's CPU seconds per action and the machine's load.
+
+"actions_per_s" is what the one server process sustained while the clients (threads
+in this process, on the same machine) drove it: each step is a GET of the view and
+the POST of an action, so the server serves two requests per action.
 
     .venv/bin/python bench/api_actions.py --games 8 --steps 30 --db sqlite
 """
@@ -32,6 +40,13 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -94,20 +109,36 @@ def player(base: str) -> httpx.Client:
     return http
 
 
-def play(base: str, steps: int, latencies: list[float], lock: threading.Lock) -> int:
-    alice, bob = player(base), player(base)
-    game = alice.post(
-        "/api/games", json={"scenario": "teaching", "seats": [{"kind": "human"}, {"kind": "human"}]}
-    ).json()
-    bob.post(f"/api/games/{game['id']}/join", json={}).raise_for_status()
+def play(base: str, steps: int, latencies: list[float], lock: threading.Lock, bots: int = 0) -> int:
+    alice = player(base)
+    if bots:
+        # One person against `bots` heuristic bots: the person's submit must not wait
+        # for them (the bot worker answers after the commit; we poll until prompted).
+        seats = [{"kind": "human"}] + [{"kind": "bot", "bot_level": "heuristic"}] * bots
+        scenario = "teaching" if bots == 1 else "four_empires"
+        game = alice.post("/api/games", json={"scenario": scenario, "seats": seats}).json()
+        people = [alice]
+    else:
+        bob = player(base)
+        seats = [{"kind": "human"}, {"kind": "human"}]
+        game = alice.post("/api/games", json={"scenario": "teaching", "seats": seats}).json()
+        bob.post(f"/api/games/{game['id']}/join", json={}).raise_for_status()
+        people = [alice, bob]
     alice.post(f"/api/games/{game['id']}/start").raise_for_status()
     done = 0
     for _ in range(steps):
-        for client in (alice, bob):
-            view = client.get(f"/api/games/{game['id']}/view").json()
-            if view["legal_actions"]:
+        deadline = time.monotonic() + 60
+        view: dict[str, Any] = {}
+        client = alice
+        while time.monotonic() < deadline:
+            for client in people:
+                view = client.get(f"/api/games/{game['id']}/view").json()
+                if view["legal_actions"] or view["status"] != "active":
+                    break
+            if view["legal_actions"] or view["status"] != "active":
                 break
-        else:
+            time.sleep(0.02)  # a bot is thinking
+        if not view.get("legal_actions"):
             break
         t0 = time.perf_counter()
         r = client.post(
@@ -133,6 +164,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=8)
     parser.add_argument("--steps", type=int, default=30, help="actions per game at most")
     parser.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--floor-n", type=int, default=500, help="floor transactions")
+    parser.add_argument(
+        "--bots", type=int, default=0, help="one person against this many bots per game"
+    )
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="ig-bench-"))
     url, drop = database(args.db, workdir)
@@ -141,9 +176,12 @@ def main() -> int:
     lock = threading.Lock()
     counts: list[int] = []
     try:
+        cpu0 = cpu_seconds(proc.pid)
         t0 = time.perf_counter()
         threads = [
-            threading.Thread(target=lambda: counts.append(play(base, args.steps, latencies, lock)))
+            threading.Thread(
+                target=lambda: counts.append(play(base, args.steps, latencies, lock, args.bots))
+            )
             for _ in range(args.games)
         ]
         for t in threads:
@@ -151,14 +189,16 @@ def main() -> int:
         for t in threads:
             t.join()
         seconds = time.perf_counter() - t0
+        cpu = cpu_seconds(proc.pid) - cpu0
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
         if drop:
             drop()
     ordered = sorted(latencies)
-    result = {
+    result: dict[str, Any] = {
         "db": args.db,
+        "bots_per_game": args.bots,
         "games": args.games,
         "actions": len(latencies),
         "seconds": round(seconds, 2),
@@ -168,6 +208,20 @@ def main() -> int:
         if ordered
         else None,
     }
+    from floor import floor
+
+    pg = floor("postgresql", args.floor_n)
+    result["server_cpu_ms_per_action"] = (
+        round(cpu * 1000 / len(latencies), 2) if latencies else None
+    )
+    result["pg_floor_p50_ms"] = pg["floor_p50_ms"]
+    result["pg_floor_tx_per_s"] = pg["floor_tx_per_s"]
+    if args.db == "sqlite":
+        result["sqlite_floor_p50_ms"] = floor("sqlite", args.floor_n)["floor_p50_ms"]
+    if result["p50_ms"]:
+        result["p50_over_pg_floor"] = round(result["p50_ms"] / pg["floor_p50_ms"], 1)
+    result["cpus"] = os.cpu_count()
+    result["load_avg_1m"] = round(os.getloadavg()[0], 2)
     print(json.dumps(result))
     return 0
 

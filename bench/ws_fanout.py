@@ -15,7 +15,14 @@ What it does (loopback only, bounded):
    all games run at once;
 4. latency = the time a socket receives the update minus the server's ``committed_at``
    stamp in it (wall clock taken by ``publish()`` right after the commit; same machine,
-   same clock). Also reported: send -> ack, and messages per second received.
+   same clock). Also reported: send -> ack, send -> every socket of the game has the
+   new version ("submit_to_all"), and messages per second received;
+5. memory: the server process's resident set (VmRSS) after start, after the games are
+   created and started (no socket yet), after every socket got its first state, and
+   at the end; per live game = (games - start) / N, per socket = (sockets - games) / 6N;
+6. the floor, measured in the same run after the games (bench/floor.py): one
+   PostgreSQL transaction that locks a row, appends an action, updates a 5 KB
+   snapshot and NOTIFYs; the ratios of the p50s to it are printed too.
 
 Prints one JSON object (``--json``) or a short table. Asserts nothing about speed.
 """
@@ -40,10 +47,27 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kb(pid: int) -> int:
+    """The resident set of a process in KB (Linux /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
 
 SCENARIO = "four_empires"
 POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
@@ -166,6 +190,7 @@ class Sock:
         self.stats = stats
         self.state: dict[str, Any] | None = None
         self.version = -1
+        self.seen: dict[int, float] = {}  # version -> when this socket received it
         self.acks: dict[str, dict[str, Any]] = {}
         self.changed = asyncio.Event()
         self.task = asyncio.create_task(self.read())
@@ -174,7 +199,7 @@ class Sock:
         with contextlib.suppress(Exception):
             async for text in self.ws:
                 now = time.time()
-                msg = json.loads(text)
+                msg = orjson.loads(text)
                 self.stats["messages"] += 1
                 kind = msg.get("type")
                 if kind == "ping":
@@ -182,6 +207,7 @@ class Sock:
                 elif kind in ("state", "sync", "update"):
                     self.state = msg
                     self.version = max(self.version, int(msg["version"]))
+                    self.seen.setdefault(int(msg["version"]), now)
                     if kind == "update" and "committed_at" in msg and self.stats["measure"]:
                         self.stats["latency"].append(now - float(msg["committed_at"]))
                 elif kind in ("ack", "error"):
@@ -252,11 +278,16 @@ async def play(
             continue
         stats["actions"] += 1
         version = int(reply["version"])
+        everyone = True
         for s in socks:
             try:
                 await s.until(lambda s=s, v=version: s.version >= v, timeout=30)
             except TimeoutError:
                 stats["lost"] += 1
+                everyone = False
+        if everyone:
+            last = max(min(t for v, t in s.seen.items() if v >= version) for s in socks)
+            stats["all"].append(last - sent)
         await asyncio.sleep(think * 2 * rng.random())
 
 
@@ -277,7 +308,10 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "lost": 0,
         "timeouts": 0,
         "measure": False,
+        "all": [],
     }
+    pid = server.proc.pid
+    rss_start = rss_kb(pid)
     t0 = time.monotonic()
     people = [Person(server.base, i) for i in range(len(POWERS))]
     for person in people:
@@ -289,6 +323,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
             return await create_game(people)
 
     games = await asyncio.gather(*(make() for _ in range(args.games)))
+    rss_games = rss_kb(pid)
     ws_base = server.base.replace("http://", "ws://")
     tables: list[list[Sock]] = []
     for game_id in games:
@@ -310,9 +345,11 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         for s in table:
             await s.until(lambda s=s: s.state is not None)
     setup = time.monotonic() - t0
+    rss_sockets = rss_kb(pid)
 
     stats["measure"] = True
     stats["messages"] = 0
+    cpu0 = cpu_seconds(pid)
     t1 = time.monotonic()
     await asyncio.gather(
         *(
@@ -321,6 +358,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         )
     )
     duration = time.monotonic() - t1
+    rss_end = rss_kb(pid)
+    cpu = cpu_seconds(pid) - cpu0
     for table in tables:
         for s in table:
             await s.ws.close()
@@ -329,6 +368,11 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         await person.http.aclose()
     lat = [x * 1000 for x in stats["latency"]]
     act = [x * 1000 for x in stats["act"]]
+    every = [x * 1000 for x in stats["all"]]
+    from floor import floor
+
+    pg = floor("postgresql", 500)
+    sockets = args.games * len(POWERS)
     return {
         "games": args.games,
         "sockets": args.games * len(POWERS),
@@ -348,6 +392,19 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "mean_ms": round(statistics.fmean(lat), 2) if lat else None,
         "send_to_ack_p50_ms": round(pct(act, 0.50), 2),
         "send_to_ack_p99_ms": round(pct(act, 0.99), 2),
+        "submit_to_all_p50_ms": round(pct(every, 0.50), 2),
+        "submit_to_all_p99_ms": round(pct(every, 0.99), 2),
+        "pg_floor_p50_ms": pg["floor_p50_ms"],
+        "pg_floor_p99_ms": pg["floor_p99_ms"],
+        "submit_to_all_p50_over_floor": round(pct(every, 0.50) / pg["floor_p50_ms"], 1),
+        "commit_to_socket_p50_over_floor": round(pct(lat, 0.50) / pg["floor_p50_ms"], 1),
+        "rss_start_mb": round(rss_start / 1024, 1),
+        "rss_end_mb": round(rss_end / 1024, 1),
+        "kb_per_game": round((rss_games - rss_start) / args.games, 1),
+        "kb_per_socket": round((rss_sockets - rss_games) / sockets, 1),
+        "kb_per_live_game_at_end": round((rss_end - rss_start) / args.games, 1),
+        "server_cpu_ms_per_action": round(cpu * 1000 / max(1, stats["actions"]), 2),
+        "server_cpu_busy": round(cpu / duration, 2),
         "messages_per_s": round(stats["messages"] / duration, 1),
         "actions_per_s": round(stats["actions"] / duration, 1),
         "duration_s": round(duration, 2),

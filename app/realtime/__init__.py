@@ -5,13 +5,14 @@ a transaction that changed a game calls it *after commit*. It is thread-safe, ne
 blocks, and is a no-op when no realtime runtime is running (CLI, unit tests).
 
 ``realtime_lifespan(app)`` starts and stops the runtime inside the web app's lifespan:
-the hub on this event loop, and on PostgreSQL the LISTEN connection and the NOTIFY
-sender thread.
+the hub on this event loop, the bot worker (``bots.py``), and on PostgreSQL the LISTEN
+connection and the NOTIFY sender thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -35,6 +36,7 @@ class Runtime:
     source: Any  # app.realtime.source.ServiceSource
     listener: Any = None  # PgListener | None
     publisher: Any = None  # PgPublisher | None
+    bots: Any = None  # app.realtime.bots.BotWorker | None
 
     def publish(self, game_id: int, version: int) -> None:
         echo = self.publisher is not None
@@ -43,6 +45,14 @@ class Runtime:
         self.hub.notify_threadsafe(game_id, version, time.time(), echo)
         if self.publisher is not None:
             self.publisher.publish(game_id, version)
+        if self.bots is not None and self._bot_due(game_id, version):
+            self.bots.notify_threadsafe(game_id)
+
+    def _bot_due(self, game_id: int, version: int) -> bool:
+        """Whether the bot worker should look at this change: not when this process
+        made it and knows no bot is prompted (the common case of a person's move)."""
+        held = self.source.frame(game_id)
+        return held is None or held[0].version != version or held[0].server_turn
 
 
 _runtime: Runtime | None = None
@@ -93,15 +103,32 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn)
         rt.publisher.start()
+        from app.services import logins
+
+        logins.on_logout.append(rt.publisher.publish_logout)
+    from app.realtime.bots import BotWorker
+
+    rt.bots = BotWorker(
+        factory,
+        publish,
+        think_timeout_s=settings.bot_think_timeout_s,
+        sweep_s=settings.bot_sweep_s,
+    )
     previous, _runtime = _runtime, rt
     if state is not None:
         state.realtime = rt
+    await rt.bots.start()
     try:
         yield rt
     finally:
+        await rt.bots.stop()
         _runtime = previous
         if rt.listener is not None:
             await rt.listener.stop()
         if rt.publisher is not None:
+            from app.services import logins
+
+            with contextlib.suppress(ValueError):
+                logins.on_logout.remove(rt.publisher.publish_logout)
             await asyncio.to_thread(rt.publisher.stop)
         await hub.close()

@@ -14,6 +14,14 @@ Design (docs/realtime.md):
   a version this process has already pushed is ignored (NOTIFY echoes).
 - Joining (the client's ``hello``) goes through the same worker, so the answer to
   a hello and the updates after it are strictly ordered: no gap, no duplicate.
+- Fan-out from memory: when this process committed the change itself, the source
+  hands the hub that change's ``Frame`` (``gamelog.frames``: the new state, the game's
+  fields, the events with their visibility) and the worker pushes from it at once,
+  with no reload (``render.py``: the public part encoded once per version, each seat
+  adding its own). It reloads through the database only for a hello, a change made
+  by another process (NOTIFY), a notification that brings no new version (chat, a
+  lobby change) or a socket whose missing events are no longer in memory; and then
+  once per pass for all sockets, never per socket.
 
 The hub never touches the database itself: it calls a ``GameSource`` (see
 ``app/realtime/source.py``), which is what talks to the platform's services.
@@ -154,9 +162,12 @@ class Hub:
         # game -> (version, wall-clock time publish() was called after its commit), for
         # updates to carry ``committed_at`` (latency measurement; this process's commits only).
         self._stamps: dict[int, tuple[int, float]] = {}
+        # game -> the newest version notified by this process; games needing a reload.
+        self._notified: dict[int, int] = {}
+        self._needs_db: set[int] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
-        self.stats = {"reloads": 0, "messages": 0, "dropped": 0}
+        self.stats = {"reloads": 0, "memory": 0, "messages": 0, "dropped": 0}
 
     # -- lifecycle -----------------------------------------------------------------
     def bind(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -225,6 +236,10 @@ class Hub:
             return
         if committed_at is not None and version is not None:
             self._stamps[game_id] = (version, committed_at)
+        if version is None or version <= self._notified.get(game_id, -1):
+            self._needs_db.add(game_id)  # no new version: chat, or a change we cannot see
+        else:
+            self._notified[game_id] = version
         if echo and version is not None:
             pending = self._echoes.setdefault(game_id, {})
             pending[version] = pending.get(version, 0) + 1
@@ -240,6 +255,7 @@ class Hub:
             if not pending[version]:
                 del pending[version]
             return
+        self._needs_db.add(game_id)  # another process's change: reload once
         self._kick(game_id)
 
     def notify_threadsafe(
@@ -258,6 +274,7 @@ class Hub:
     def resync_all(self) -> None:
         """After the NOTIFY connection was lost: we may have missed changes, reload all."""
         for game_id in list(self._members):
+            self._needs_db.add(game_id)
             self._kick(game_id)
 
     def _kick(self, game_id: int) -> None:
@@ -302,6 +319,8 @@ class Hub:
                     self._dirty.pop(game_id, None)
                     self._echoes.pop(game_id, None)
                     self._stamps.pop(game_id, None)
+                    self._notified.pop(game_id, None)
+                    self._needs_db.discard(game_id)
                 elif dirty.is_set():  # raced with a join while ending
                     self._kick(game_id)
 
@@ -311,6 +330,13 @@ class Hub:
         members: set[Connection],
         joining: dict[Connection, tuple[int | None, int | None]],
     ) -> None:
+        if (
+            not joining
+            and game_id not in self._needs_db
+            and await self._from_memory(game_id, members)
+        ):
+            return
+        self._needs_db.discard(game_id)
         wants: set[Want] = {Want(c.user_id, c.last_seq) for c in members}
         for conn, (since, _chat) in joining.items():
             wants.add(Want(conn.user_id, since))
@@ -372,6 +398,54 @@ class Hub:
             if conn.chat_id is not None:
                 self._send_chat(conn, conn.chat_id, load)
             conn.chat_id = max(conn.chat_id or 0, load.chat_last)
+
+    async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
+        """Push this process's own newest change from memory; False if it cannot (then
+        the caller reloads through the database)."""
+        from app.realtime.render import Rendered
+
+        frame_of = getattr(self.source, "frame", None)
+        held = frame_of(game_id) if frame_of is not None else None
+        if held is None:
+            return False
+        frame, recent = held
+        if frame.version < self._notified.get(game_id, -1):
+            return False  # a newer change was made without a frame (lobby, deadline …)
+        behind = [c for c in members if not c.closed and c.version < frame.version]
+        if not behind:
+            return not members or all(c.version >= frame.version for c in members)
+        public = frame.fields.get("public")
+        for conn in behind:
+            seated = conn.user_id is not None and (
+                conn.user_id in frame.seats or conn.user_id == frame.fields.get("host_id")
+            )
+            if not (public or seated):
+                return False  # access may have changed: the reload decides
+        stamp = self._stamps.get(game_id)
+        committed = stamp[1] if stamp is not None and stamp[0] == frame.version else None
+        loop = asyncio.get_running_loop()
+        rendered = await loop.run_in_executor(self._executor, Rendered, frame, recent, committed)
+        if not all(rendered.covers(c.last_seq) for c in behind):
+            return False
+        groups: dict[tuple[int | None, int], list[Connection]] = {}
+        for conn in behind:
+            seat = frame.seats.get(conn.user_id) if conn.user_id is not None else None
+            groups.setdefault((seat, conn.last_seq), []).append(conn)
+        texts = await loop.run_in_executor(
+            self._executor, lambda: {key: rendered.text(*key) for key in groups}
+        )
+        self.stats["memory"] += 1
+        for key, conns in groups.items():
+            text, last = texts[key]
+            for conn in conns:
+                if conn.closed or conn.version >= frame.version:
+                    continue
+                if conn.offer(text):
+                    self.stats["messages"] += 1
+                    conn.version = frame.version
+                    conn.seat = key[0]
+                    conn.last_seq = last
+        return True
 
     def _send_chat(self, conn: Connection, after: int, load: GameLoad) -> None:
         for line in load.chat:

@@ -27,6 +27,8 @@ from sqlalchemy.engine import make_url
 log = logging.getLogger("app.realtime.pg")
 
 CHANNEL = "ig_games"
+#: the payload telling every process to drop its cached session lookups (a log-out)
+LOGINS = "logins"
 
 
 def libpq_dsn(database_url: str) -> str:
@@ -95,6 +97,11 @@ class PgListener:
                         self.on_reconnect()
                     first = False
                     async for note in conn.notifies():
+                        if note.payload == LOGINS:
+                            from app.services import logins
+
+                            logins.clear()
+                            continue
                         parsed = decode_payload(note.payload)
                         if parsed is not None:
                             self.received += 1
@@ -115,7 +122,7 @@ class PgPublisher:
     def __init__(self, dsn: str, channel: str = CHANNEL) -> None:
         self.dsn = dsn
         self.channel = channel
-        self._queue: queue.SimpleQueue[tuple[int, int] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[int, int] | str | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="ig-pg-notify", daemon=True)
         self.sent = 0
 
@@ -129,6 +136,10 @@ class PgPublisher:
     def publish(self, game_id: int, version: int) -> None:
         self._queue.put((game_id, version))
 
+    def publish_logout(self) -> None:
+        """Every process drops its cached session lookups (someone logged out)."""
+        self._queue.put(LOGINS)
+
     def _run(self) -> None:
         conn: psycopg.Connection | None = None
         delay = 0.1
@@ -140,7 +151,8 @@ class PgPublisher:
                 try:
                     if conn is None or conn.closed:
                         conn = psycopg.connect(self.dsn, autocommit=True)
-                    conn.execute("SELECT pg_notify(%s, %s)", (self.channel, encode_payload(*item)))
+                    payload = item if isinstance(item, str) else encode_payload(*item)
+                    conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
                     self.sent += 1
                     delay = 0.1
                     break

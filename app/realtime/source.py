@@ -55,6 +55,18 @@ class ServiceSource:
 
     def __init__(self, factory: sessionmaker[Session]) -> None:
         self.factory = factory
+        bind: Any = factory.kw.get("bind")
+        self._db_key = str(bind.engine.url) if bind is not None else None
+
+    # -- memory ------------------------------------------------------------------------
+    def frame(self, game_id: int) -> Any:
+        """This process's newest committed change of `game_id` (``gamelog.Frame`` and the
+        recent events), or None: what the hub pushes from without a reload."""
+        from app.services import gamelog
+
+        if self._db_key is None:
+            return None
+        return gamelog.frames.get(self._db_key, game_id)
 
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:
@@ -70,11 +82,11 @@ class ServiceSource:
     # -- access ----------------------------------------------------------------------
     def open_access(self, game_id: int, token: str | None) -> Access:
         """Who is on the other end, and may they watch `game_id`? (before accept)"""
-        from app.services import accounts, lobby
+        from app.services import lobby, logins
         from app.services.errors import ServiceError
 
         with self.session() as db:
-            login = accounts.session_for_token(db, token)
+            login = logins.session_for_token(db, token)
             user_id = login.user_id if login is not None else None
             try:
                 game = lobby.get_game(db, game_id)
@@ -121,7 +133,10 @@ class ServiceSource:
             if asked:
                 # One read of the log for every seat, each then filtered by the platform's
                 # own visibility rule (the parity test holds this equal to events_since).
-                rows = self._events_after(db, game_id, min(since for _seat, since in asked))
+                # Only up to the last event of the version the views were built at: an
+                # action committed meanwhile must not lend its events to this version.
+                upto = max(int(s.payload.get("last_seq") or 0) for s in out.values() if not s.error)
+                rows = self._events_after(db, game_id, min(since for _seat, since in asked), upto)
                 for (seat, since), events in asked.items():
                     events.extend(
                         gamelog.event_json(r)
@@ -143,10 +158,10 @@ class ServiceSource:
             return GameLoad(out, lines, chat_last)
 
     @staticmethod
-    def _events_after(db: Session, game_id: int, after: int) -> list[Any]:
+    def _events_after(db: Session, game_id: int, after: int, upto: int) -> list[Any]:
         from app.store.models import Event
 
-        query = select(Event).where(Event.game_id == game_id, Event.seq > after)
+        query = select(Event).where(Event.game_id == game_id, Event.seq > after, Event.seq <= upto)
         return list(db.scalars(query.order_by(Event.seq)).all())
 
     @staticmethod
@@ -187,7 +202,7 @@ class ServiceSource:
         The session cookie the socket opened with is checked again (as every HTTP request
         would be): after a log-out, the socket can still watch but no longer act."""
         from app import realtime
-        from app.services import accounts, play
+        from app.services import logins, play
         from app.services.errors import ServiceError
         from app.web.schemas import ActionBody
 
@@ -204,7 +219,7 @@ class ServiceSource:
             }
         try:
             with self.session(write=True) as db:
-                login = accounts.session_for_token(db, token)
+                login = logins.session_for_token(db, token)
                 if login is None or login.user_id != user_id:
                     return {
                         "type": "error",

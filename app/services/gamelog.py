@@ -1,55 +1,76 @@
 """The game row and its append-only log: locking, recording actions and events,
-saving the state and snapshots."""
+snapshots, and the latest state of each game held in memory.
+
+The write path (docs/performance.md):
+
+- An action appends one ``actions`` row and its ``events`` rows and updates the game
+  row's counters; the state itself is NOT rewritten. Every ``SNAPSHOT_EVERY`` actions
+  the state is written as a snapshot (a ``snapshots`` row with its ``state_hash``, and
+  ``games.state`` / ``games.state_seq``, the latest one).
+- Loading a game's state = its latest snapshot + a replay of the actions after it.
+  The common path does not replay: this process keeps the latest state of each game it
+  touched (``StateCache``), keyed by the game's version, which rises on every committed
+  change, so a hit is exactly the state of the row just read.
+- A state is put in the cache only once it is committed: a writing session parks what
+  it made in ``session.info`` and the ``after_commit`` hook moves it (a rolled-back
+  transaction leaves nothing behind). The same hook records the change's ``Frame`` for
+  the realtime hub, which pushes from it without reading the database again.
+
+Statements are plain SQLAlchemy Core where the hot path runs (``lock_row``,
+``append``, ``write_row``): one locking read of the game and its seats, one insert of
+the action, one of its events, one update of the game row.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+import orjson
+from sqlalchemy import Table, bindparam, event, insert, select, update
+from sqlalchemy.orm import Session, object_session, selectinload
 
 from app.services.errors import Conflict, NotFound
-from app.store.models import Action, Event, Game, Snapshot
+from app.store.models import Action, Event, Game, Seat, Snapshot, User
+from app.store.types import utcnow
+
+log = logging.getLogger(__name__)
 
 #: a snapshot of the state every this many actions (and at the start)
 SNAPSHOT_EVERY = 25
+#: games whose latest state this process keeps in memory (least recently used dropped)
+CACHE_GAMES = 2000
+
+_WRITER = "ig_writer"  # session.info: this session locked a game (it may write)
+_PENDING = "ig_pending"  # session.info: states and frames to publish after commit
 
 
-def lock_game(db: Session, game_id: int) -> Game:
-    """Load the game row for writing, serialising writers of this game.
-
-    PostgreSQL: ``SELECT … FOR UPDATE`` (other writers of this game wait).
-    SQLite: ``BEGIN IMMEDIATE`` takes the database's write lock before anything is
-    read, so the version we check is the latest one (the busy timeout makes the
-    others wait). Must come before any other write of the transaction.
-    """
-    conn = db.connection()
-    query = (
-        select(Game)
-        .where(Game.id == game_id)
-        .options(selectinload(Game.seats))
-        .execution_options(populate_existing=True)
-    )
-    if conn.dialect.name == "sqlite":
-        raw: Any = conn.connection.dbapi_connection
-        if not raw.in_transaction:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-    else:
-        query = query.with_for_update(of=Game)
-    game = db.scalar(query)
-    if game is None:
-        raise NotFound(f"There is no game {game_id}.")
-    return game
+# --------------------------------------------------------------------------- JSON
 
 
-def load_state(game: Game) -> dict[str, Any]:
+def dumps(state: dict[str, Any]) -> str:
+    """Canonical JSON, byte for byte ``engine.dumps`` (sorted keys, compact, UTF-8 as
+    is), at a tenth of the cost; hashes and stored states do not change."""
+    return orjson.dumps(state, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def state_hash(state: dict[str, Any]) -> str:
+    """``engine.state_hash`` through orjson (the same bytes, so the same hash)."""
+    return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def parse_state(text: str) -> dict[str, Any]:
+    """A stored state; refused (409) when saved under another content pack."""
     from app import engine
     from app.engine.errors import ContentMismatch
 
-    if game.state is None:
-        raise NotFound("This game has not started yet.")
     try:
-        state: dict[str, Any] = engine.loads(game.state)
+        state: dict[str, Any] = engine.loads(text)
     except ContentMismatch as exc:
         raise Conflict(
             "This game was saved with another version of the game's content "
@@ -59,68 +80,533 @@ def load_state(game: Game) -> dict[str, Any]:
     return state
 
 
-def save_state(db: Session, game: Game, state: dict[str, Any], snapshot: bool = False) -> None:
+# --------------------------------------------------------------------------- the cache
+
+
+@dataclass
+class Frame:
+    """One committed change of a game, as the process that made it holds it: enough
+    for the realtime hub to push every seat its update without reading the database."""
+
+    game_id: int
+    version: int
+    state: dict[str, Any] | None
+    fields: dict[str, Any]  # play.game_fields(): status, seats, outcome …
+    deadlines: dict[str, str]
+    undo_seat: int | None
+    first_event: int  # events (first_event, last_event] were made by this change
+    last_event: int
+    #: (seq, action_seq, visible_to, payload) of those events, in order
+    events: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
+    seats: dict[int, int] = field(default_factory=dict)  # user id -> seat index
+    server_turn: bool = False  # a bot or stand-in is prompted (the bot worker's cue)
+    committed_at: float = 0.0
+
+
+class StateCache:
+    """The latest committed state of each game this process touched (bounded LRU).
+
+    Key: (database, game id); value: (version, seed, state). The database is part of
+    the key because one process may talk to several (the tests do), where game ids
+    repeat. The states are shared, never mutated: the engine's ``apply`` copies."""
+
+    def __init__(self, size: int = CACHE_GAMES) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._states: OrderedDict[tuple[str, int], tuple[int, int | None, dict[str, Any]]] = (
+            OrderedDict()
+        )
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, db_key: str, game_id: int, version: int, seed: int | None) -> Any:
+        with self._lock:
+            entry = self._states.get((db_key, game_id))
+            if entry is None or entry[0] != version or entry[1] != seed:
+                self.misses += 1
+                return None
+            self._states.move_to_end((db_key, game_id))
+            self.hits += 1
+            return entry[2]
+
+    def put(
+        self, db_key: str, game_id: int, version: int, seed: int | None, state: dict[str, Any]
+    ) -> None:
+        with self._lock:
+            old = self._states.get((db_key, game_id))
+            if old is not None and old[0] > version and old[1] == seed:
+                return  # a newer version is already here
+            self._states[(db_key, game_id)] = (version, seed, state)
+            self._states.move_to_end((db_key, game_id))
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._states.clear()
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+
+states = StateCache()
+
+
+class FrameStore:
+    """The latest ``Frame`` of each game, and a short contiguous run of its recent
+    events, for the hub (``app/realtime``). Filled after commit only."""
+
+    RECENT = 128
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._frames: OrderedDict[tuple[str, int], Frame] = OrderedDict()
+        self._recent: dict[tuple[str, int], list[tuple[Any, ...]]] = {}
+
+    def put(self, db_key: str, frame: Frame) -> None:
+        key = (db_key, frame.game_id)
+        with self._lock:
+            old = self._frames.get(key)
+            if old is not None and old.version >= frame.version:
+                return
+            recent = self._recent.get(key)
+            if old is None or recent is None or old.last_event != frame.first_event:
+                recent = []  # a gap (another process wrote): start a new run
+            recent = (recent + list(frame.events))[-self.RECENT :]
+            self._recent[key] = recent
+            self._frames[key] = frame
+            self._frames.move_to_end(key)
+            while len(self._frames) > CACHE_GAMES:
+                gone, _ = self._frames.popitem(last=False)
+                self._recent.pop(gone, None)
+
+    def get(self, db_key: str, game_id: int) -> tuple[Frame, list[tuple[Any, ...]]] | None:
+        with self._lock:
+            frame = self._frames.get((db_key, game_id))
+            if frame is None:
+                return None
+            return frame, self._recent.get((db_key, game_id), [])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._frames.clear()
+            self._recent.clear()
+
+
+frames = FrameStore()
+
+
+def db_key(db: Session) -> str:
+    bind: Any = db.get_bind()
+    return str(bind.engine.url)
+
+
+def _pending(db: Session) -> list[tuple[str, Any]]:
+    pending: list[tuple[str, Any]] = db.info.setdefault(_PENDING, [])
+    return pending
+
+
+def remember(db: Session, game_id: int, version: int, seed: int | None, state: Any) -> None:
+    """`state` is the game's state at `version`: cache it once that is committed."""
+    if db.info.get(_WRITER):
+        _pending(db).append(("state", (db_key(db), game_id, version, seed, state)))
+    else:  # a reader only ever sees committed rows
+        states.put(db_key(db), game_id, version, seed, state)
+
+
+def remember_frame(db: Session, frame: Frame) -> None:
+    _pending(db).append(("frame", (db_key(db), frame)))
+
+
+@event.listens_for(Session, "after_commit")
+def _after_commit(db: Session) -> None:
+    import time
+
+    db.info.pop(_WRITER, None)
+    now = time.time()
+    for kind, item in db.info.pop(_PENDING, ()):
+        if kind == "state":
+            states.put(*item)
+        else:
+            key, frame = item
+            frame.committed_at = now
+            frames.put(key, frame)
+
+
+@event.listens_for(Session, "after_rollback")
+def _after_rollback(db: Session) -> None:
+    db.info.pop(_WRITER, None)
+    db.info.pop(_PENDING, None)
+
+
+# --------------------------------------------------------------------------- locking
+
+
+def _begin_write(db: Session) -> None:
+    """SQLite: ``BEGIN IMMEDIATE`` takes the database's write lock before anything is
+    read, so the version we check is the latest one (the busy timeout makes the others
+    wait). Must come before any other write of the transaction."""
+    conn = db.connection()
+    if conn.dialect.name == "sqlite":
+        raw: Any = conn.connection.dbapi_connection
+        if not raw.in_transaction:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+    db.info[_WRITER] = True
+
+
+def lock_game(db: Session, game_id: int) -> Game:
+    """Load the game row (ORM, with its seats) for writing, serialising writers of this
+    game: PostgreSQL ``SELECT … FOR UPDATE``, SQLite ``BEGIN IMMEDIATE``."""
+    _begin_write(db)
+    query = (
+        select(Game)
+        .where(Game.id == game_id)
+        .options(selectinload(Game.seats))
+        .execution_options(populate_existing=True)
+    )
+    if db.get_bind().dialect.name != "sqlite":
+        query = query.with_for_update(of=Game)
+    game = db.scalar(query)
+    if game is None:
+        raise NotFound(f"There is no game {game_id}.")
+    return game
+
+
+@dataclass
+class SeatUser:
+    username: str
+
+
+@dataclass
+class SeatRow:
+    """A seat as the hot path reads it (duck-types ``Seat`` for play and lobby)."""
+
+    id: int
+    index: int
+    user_id: int | None
+    bot_level: str | None
+    power: str | None
+    missed: int
+    standin: str | None
+    standing_orders: dict[str, Any] | None
+    user: SeatUser | None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.user_id is None and self.bot_level is None
+
+
+@dataclass
+class GameRow:
+    """The game row as the hot path reads it (duck-types ``Game``), without its state
+    text: ``load_state`` reads that only when the cache misses."""
+
+    id: int
+    scenario: str
+    status: str
+    host_id: int
+    public: bool
+    pace: str
+    options: dict[str, Any] | None
+    seed: int | None
+    version: int
+    last_action: int
+    last_event: int
+    state_seq: int
+    started: bool
+    deadlines: dict[str, str] | None
+    next_deadline: datetime | None
+    outcome: dict[str, Any] | None
+    finished_at: datetime | None
+    undo_seat: int | None
+    server_turn: bool
+    seats: list[SeatRow]
+    state_text: str | None = None
+
+
+_G: Table = Game.__table__  # type: ignore[assignment]
+_S: Table = Seat.__table__  # type: ignore[assignment]
+_U: Table = User.__table__  # type: ignore[assignment]
+_A: Table = Action.__table__  # type: ignore[assignment]
+_E: Table = Event.__table__  # type: ignore[assignment]
+_SNAP: Table = Snapshot.__table__  # type: ignore[assignment]
+
+_GAME_COLS = (
+    _G.c.id,
+    _G.c.scenario,
+    _G.c.status,
+    _G.c.host_id,
+    _G.c.public,
+    _G.c.pace,
+    _G.c.options,
+    _G.c.seed,
+    _G.c.version,
+    _G.c.last_action,
+    _G.c.last_event,
+    _G.c.state_seq,
+    _G.c.state.isnot(None).label("started"),
+    _G.c.deadlines,
+    _G.c.next_deadline,
+    _G.c.outcome,
+    _G.c.finished_at,
+    _G.c.undo_seat,
+    _G.c.server_turn,
+)
+_GAME_KEYS = [c.key for c in _GAME_COLS]
+_SEAT_COLS = (
+    _S.c.id.label("seat_id"),
+    _S.c.index.label("seat_index"),
+    _S.c.user_id.label("seat_user_id"),
+    _S.c.bot_level,
+    _S.c.power,
+    _S.c.missed,
+    _S.c.standin,
+    _S.c.standing_orders,
+    _U.c.username,
+)
+
+# Built once (building a statement costs more than running it on a warm cache).
+_READ = (
+    select(*_GAME_COLS, *_SEAT_COLS)
+    .select_from(_G.outerjoin(_S, _S.c.game_id == _G.c.id).outerjoin(_U, _U.c.id == _S.c.user_id))
+    .where(_G.c.id == bindparam("game_id"))
+    .order_by(_S.c.index)
+)
+_READ_LOCKED = _READ.with_for_update(of=_G)
+_STATE_TEXT = select(_G.c.state).where(_G.c.id == bindparam("game_id"))
+_LOG_AFTER = (
+    select(_A.c.seat, _A.c.action)
+    .where(
+        _A.c.game_id == bindparam("game_id"),
+        _A.c.seq > bindparam("after"),
+        _A.c.seq <= bindparam("upto"),
+    )
+    .order_by(_A.c.seq)
+)
+_INSERT_ACTION = insert(_A)
+_INSERT_EVENT = insert(_E)
+_INSERT_SNAPSHOT = insert(_SNAP)
+_SNAPSHOT_AT = select(_SNAP.c.id).where(
+    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
+)
+_UPDATE_GAME = update(_G).where(_G.c.id == bindparam("row_id"))
+
+
+def read_row(db: Session, game_id: int, *, lock: bool = False) -> GameRow:
+    """The game and its seats in ONE statement (``FOR UPDATE`` of the game row when
+    `lock`: call ``lock_row`` for that)."""
+    conn = db.connection()
+    locked = lock and conn.dialect.name != "sqlite"
+    rows = conn.execute(_READ_LOCKED if locked else _READ, {"game_id": game_id}).all()
+    if not rows:
+        raise NotFound(f"There is no game {game_id}.")
+    first = rows[0]
+    seats = [
+        SeatRow(
+            r.seat_id,
+            r.seat_index,
+            r.seat_user_id,
+            r.bot_level,
+            r.power,
+            r.missed,
+            r.standin,
+            r.standing_orders,
+            SeatUser(r.username) if r.username is not None else None,
+        )
+        for r in rows
+        if r.seat_id is not None
+    ]
+    values = {k: getattr(first, k) for k in _GAME_KEYS}
+    return GameRow(**values, seats=seats)
+
+
+def lock_row(db: Session, game_id: int) -> GameRow:
+    """``lock_game`` for the hot path: the same lock, one Core statement, no ORM."""
+    _begin_write(db)
+    return read_row(db, game_id, lock=True)
+
+
+# --------------------------------------------------------------------------- state
+
+
+def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any]:
+    """The game's current state: from this process's cache when it holds this version,
+    else the latest snapshot + the actions after it (then cached)."""
     from app import engine
 
-    game.state = engine.dumps(state)
-    if snapshot or (game.last_action and game.last_action % SNAPSHOT_EVERY == 0):
-        exists = db.scalar(
-            select(Snapshot.id).where(
-                Snapshot.game_id == game.id, Snapshot.action_seq == game.last_action
-            )
+    started = game.started if isinstance(game, GameRow) else game.state is not None
+    if not started:
+        raise NotFound("This game has not started yet.")
+    db = db or object_session(game)
+    if db is None:
+        raise RuntimeError("load_state needs the game's session")
+    key = db_key(db)
+    hit = states.get(key, game.id, game.version, game.seed)
+    if hit is not None:
+        return hit
+    conn = db.connection()
+    if isinstance(game, GameRow):
+        text = game.state_text or conn.execute(_STATE_TEXT, {"game_id": game.id}).scalar()
+        seq = game.state_seq
+    else:
+        text, seq = game.state, game.state_seq
+    state = parse_state(text or "")
+    if game.last_action > seq:
+        rows = conn.execute(
+            _LOG_AFTER, {"game_id": game.id, "after": seq, "upto": game.last_action}
         )
-        if exists is None:
-            db.add(
-                Snapshot(
-                    game_id=game.id,
-                    action_seq=game.last_action,
-                    version=game.version,
-                    state=game.state,
-                    state_hash=engine.state_hash(state),
-                )
-            )
+        for seat, action in rows:
+            state, _ = engine.apply(state, seat, action)
+    if isinstance(game, GameRow) and not db.info.get(_PENDING):
+        # Read straight from the row at the start of the transaction: committed.
+        states.put(key, game.id, game.version, game.seed, state)
+    else:
+        remember(db, game.id, game.version, game.seed, state)
+    return state
+
+
+def snapshot_due(game: Game | GameRow, force: bool = False) -> bool:
+    return force or game.last_action - game.state_seq >= SNAPSHOT_EVERY
+
+
+def save_state(db: Session, game: Game, state: dict[str, Any], snapshot: bool = False) -> None:
+    """The ORM path (start, undo, deadlines, orders): the game's state is now `state`.
+    Written as a snapshot when one is due; always cached after commit."""
+    if snapshot_due(game, snapshot) or game.state is None:
+        text = dumps(state)
+        game.state = text
+        game.state_seq = game.last_action
+        add_snapshot(db, game.id, game.last_action, game.version, text, state)
+    remember(db, game.id, game.version, game.seed, state)
+
+
+def add_snapshot(
+    db: Session, game_id: int, seq: int, version: int, text: str, state: dict[str, Any]
+) -> None:
+    conn = db.connection()
+    if conn.execute(_SNAPSHOT_AT, {"game_id": game_id, "seq": seq}).first() is None:
+        conn.execute(
+            _INSERT_SNAPSHOT,
+            {
+                "game_id": game_id,
+                "action_seq": seq,
+                "version": version,
+                "state": text,
+                "state_hash": state_hash(state),
+                "created_at": utcnow(),
+            },
+        )
+
+
+# --------------------------------------------------------------------------- the log
+
+
+@dataclass
+class Recorded:
+    """One appended action: its seq and the (first_event, last_event] range."""
+
+    seq: int
+    version: int
+    first_event: int
+    last_event: int
+    rows: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
 
 
 def record(
     db: Session,
-    game: Game,
+    game: Game | GameRow,
     seat: int,
     action: dict[str, Any],
     events: list[dict[str, Any]],
     source: str,
     user_id: int | None = None,
     idempotency_key: str | None = None,
-) -> Action:
-    """Append one action and its events; bumps the game's version."""
+    *,
+    can_undo: bool = False,
+    result: dict[str, Any] | None = None,
+) -> Recorded:
+    """Append one action and its events (two Core inserts); bumps the game's counters
+    and version on `game` (the caller writes the game row)."""
     game.last_action += 1
     game.version += 1
     first = game.last_event
-    for event in events:
+    now = utcnow()
+    rows: list[tuple[int, int | None, list[int] | None, dict[str, Any]]] = []
+    for ev in events:
         game.last_event += 1
-        to = event.get("to")
-        db.add(
-            Event(
-                game_id=game.id,
-                seq=game.last_event,
-                action_seq=game.last_action,
-                visible_to=list(to) if to is not None else None,
-                payload=dict(event),
-            )
-        )
-    row = Action(
-        game_id=game.id,
-        seq=game.last_action,
-        seat=seat,
-        action=dict(action),
-        source=source,
-        user_id=user_id,
-        idempotency_key=idempotency_key,
-        version=game.version,
-        first_event=first,
-        last_event=game.last_event,
+        to = ev.get("to")
+        rows.append((game.last_event, game.last_action, list(to) if to is not None else None, ev))
+    conn = db.connection()
+    conn.execute(
+        _INSERT_ACTION,
+        {
+            "game_id": game.id,
+            "seq": game.last_action,
+            "seat": seat,
+            "action": action,
+            "source": source,
+            "user_id": user_id,
+            "idempotency_key": idempotency_key,
+            "version": game.version,
+            "can_undo": can_undo,
+            "result": result,
+            "first_event": first,
+            "last_event": game.last_event,
+            "created_at": now,
+        },
     )
-    db.add(row)
-    return row
+    if rows:
+        conn.execute(
+            _INSERT_EVENT,
+            [
+                {
+                    "game_id": game.id,
+                    "seq": seq,
+                    "action_seq": aseq,
+                    "visible_to": to,
+                    "payload": payload,
+                    "created_at": now,
+                }
+                for seq, aseq, to, payload in rows
+            ],
+        )
+    return Recorded(game.last_action, game.version, first, game.last_event, rows)
+
+
+def set_result(db: Session, game_id: int, seq: int, result: dict[str, Any]) -> None:
+    db.execute(
+        update(Action).where(Action.game_id == game_id, Action.seq == seq).values(result=result)
+    )
+
+
+ROW_FIELDS = (
+    "status",
+    "version",
+    "last_action",
+    "last_event",
+    "state_seq",
+    "deadlines",
+    "next_deadline",
+    "outcome",
+    "finished_at",
+    "undo_seat",
+    "server_turn",
+)
+
+
+def write_row(db: Session, game: GameRow, state: dict[str, Any], *, snapshot: bool) -> None:
+    """Write the game row after a change (one UPDATE; the state text only with a
+    snapshot, which also gets its ``snapshots`` row)."""
+    values: dict[str, Any] = {k: getattr(game, k) for k in ROW_FIELDS}
+    values["updated_at"] = utcnow()
+    if snapshot:
+        text = dumps(state)
+        values["state"] = text
+        values["state_seq"] = game.state_seq = game.last_action
+        add_snapshot(db, game.id, game.last_action, game.version, text, state)
+    values["row_id"] = game.id
+    db.connection().execute(_UPDATE_GAME, values)
+    remember(db, game.id, game.version, game.seed, state)
 
 
 def visible(visible_to: list[int] | None, seat: int | None) -> bool:

@@ -3,20 +3,23 @@ per-seat views and the event feed. Used by the HTTP API and the websocket alike.
 
 `submit_action` is one unit of work inside the caller's transaction: it locks the
 game row, checks the expected version, applies through the engine, appends the
-action and its events, lets the bots answer, saves the state and the deadlines.
-The caller commits, then calls ``app.realtime.publish(game_id, version)``.
+action and its events (standing orders answer at once), and updates the game row
+(deadlines, whether its last action may be taken back, whether a bot is due). The
+caller commits, then calls ``app.realtime.publish(game_id, version)``. Bots and
+stand-ins do not think inside it: the bot worker (``app/realtime/bots.py``) answers
+their prompts after the commit, through ``submit_server_move``, like any player.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app.services import gamelog, idempotency, lobby, orders
@@ -33,6 +36,15 @@ STANDIN_LEVEL = "heuristic"
 MAX_BOT_STEPS = 5000
 
 
+_ACTIONS: Any = Action.__table__
+_SEATS: Any = Seat.__table__
+_PRIOR = select(_ACTIONS.c.seat, _ACTIONS.c.user_id, _ACTIONS.c.result).where(
+    _ACTIONS.c.game_id == bindparam("game_id"),
+    _ACTIONS.c.idempotency_key == bindparam("key"),
+)
+_MISSED_RESET = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(missed=0)
+
+
 @dataclass
 class ActionResult:
     game_id: int
@@ -43,7 +55,15 @@ class ActionResult:
     replayed: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        # Shallow (``asdict`` deep-copies every event: a tenth of a submit's time).
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "seq": self.seq,
+            "status": self.status,
+            "events": self.events,
+            "replayed": self.replayed,
+        }
 
 
 # --------------------------------------------------------------------------- submit
@@ -58,16 +78,15 @@ def submit_action(
     idempotency_key: str | None,
     now: datetime | None = None,
 ) -> ActionResult:
-    from app import engine
-    from app.engine.errors import IllegalAction
-
+    """A person's action. The hot path: one locking read of the game and its seats,
+    the state from memory, the action and its events appended, the game row updated
+    (plain Core statements; no state rewrite, no bot thinking: the bot worker answers
+    bot prompts after the commit, see app/realtime/bots.py)."""
     now = now or utcnow()
-    game = gamelog.lock_game(db, game_id)
+    game = gamelog.lock_row(db, game_id)
     if idempotency_key:
-        prior = db.scalar(
-            select(Action).where(
-                Action.game_id == game.id, Action.idempotency_key == idempotency_key
-            )
+        prior = (
+            db.connection().execute(_PRIOR, {"game_id": game.id, "key": idempotency_key}).first()
         )
         if prior is not None:  # a retry, or a reused key (app/services/idempotency.py)
             fp = idempotency.fingerprint(prior.seat, expected_version, action)
@@ -75,7 +94,7 @@ def submit_action(
             return ActionResult(**{**saved, "replayed": True})
     if game.status != "active":
         raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
-    seat = lobby.seat_of(game, user_id)
+    seat = next((s for s in game.seats if s.user_id == user_id), None)
     if seat is None:
         raise Forbidden("You have no seat in this game.")
     if expected_version != game.version:
@@ -85,29 +104,122 @@ def submit_action(
             "A bot is playing your seat while you were away: take it back first.",
             code="standin",
         )
-    state = gamelog.load_state(game)
+    return _move(
+        db, game, seat, action, "player", now, user_id=user_id, key=idempotency_key or None
+    )
+
+
+def submit_server_move(
+    db: Session,
+    game_id: int,
+    seat_index: int,
+    action: dict[str, Any],
+    expected_version: int,
+    now: datetime | None = None,
+) -> ActionResult:
+    """A bot's or a stand-in's action, sent by the bot worker like any player's: the
+    same lock, the same version check (a stale one is refused), the same path."""
+    game = gamelog.lock_row(db, game_id)
+    if game.status != "active":
+        raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
+    if expected_version != game.version:
+        raise StaleVersion(game.version)
+    seat = next((s for s in game.seats if s.index == seat_index), None)
+    if seat is None or not bot_for(seat):  # type: ignore[arg-type]
+        raise Conflict("No bot plays this seat now.", code="not_a_bot")
+    source = "bot" if seat.bot_level else "standin"
+    return _move(db, game, seat, action, source, now or utcnow())
+
+
+def _move(
+    db: Session,
+    game: gamelog.GameRow,
+    seat: gamelog.SeatRow,
+    action: dict[str, Any],
+    source: str,
+    now: datetime,
+    user_id: int | None = None,
+    key: str | None = None,
+) -> ActionResult:
+    from app import engine
+    from app.engine.errors import IllegalAction
+
+    request_fp = idempotency.fingerprint(seat.index, game.version, action)
+    state = gamelog.load_state(game, db)
     if seat.index not in {p["seat"] for p in engine.pending(state)}:
         raise Invalid("It is not your decision now.", code="not_your_turn")
     try:
         new_state, events = engine.apply(state, seat.index, action)
     except IllegalAction as exc:
         raise Invalid(exc.reason, code=exc.code) from exc
-    seat.missed = 0
-    row = gamelog.record(
-        db, game, seat.index, action, events, "player", user_id, idempotency_key or None
+    # Standing orders answer at once, in this transaction (cheap: no search).
+    moves: list[tuple[int, dict[str, Any], list[dict[str, Any]], str]] = []
+    final = new_state
+    by_index = {s.index: s for s in game.seats}
+    for _ in range(MAX_BOT_STEPS):
+        if engine.outcome(final) is not None:
+            break
+        step = next_server_move(game, final, by_index, bots=False)  # type: ignore[arg-type]
+        if step is None:
+            break
+        other, ordered, how = step
+        final, more = engine.apply(final, other.index, ordered)
+        moves.append((other.index, ordered, more, how))
+    can_undo = (
+        source == "player"
+        and not moves
+        and undo_refusal(seat.index, state, new_state, any(e.get("to") is not None for e in events))
+        is None
     )
-    after_change(db, game, new_state, acted={seat.index}, now=now)
+    version = game.version + 1 + len(moves)
+    status = "finished" if engine.outcome(final) is not None else game.status
+    first = game.last_event
     mine = [
-        {**ev, "seq": row.first_event + i + 1, "action_seq": row.seq}
+        {**ev, "seq": first + i + 1, "action_seq": game.last_action + 1}
         for i, ev in enumerate(events)
         if gamelog.visible(ev.get("to"), seat.index)
     ]
-    result = ActionResult(game.id, game.version, row.seq, game.status, mine)
-    row.result = idempotency.stamped(
-        {k: v for k, v in result.to_json().items() if k != "replayed"},
-        idempotency.fingerprint(seat.index, expected_version, action),
+    result = ActionResult(game.id, version, game.last_action + 1, status, mine)
+    stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
+    rows = gamelog.record(
+        db,
+        game,
+        seat.index,
+        action,
+        events,
+        source,
+        user_id,
+        key,
+        can_undo=can_undo,
+        # 12: the request's fingerprint binds its idempotency key (app/services/idempotency.py)
+        result=idempotency.stamped(stored, request_fp) if source == "player" else None,
+    ).rows
+    for index, ordered, more, how in moves:
+        rows += gamelog.record(db, game, index, ordered, more, how).rows
+    if seat.missed and source == "player":
+        seat.missed = 0
+        db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
+    finish_if_over(game, final, now)  # type: ignore[arg-type]
+    set_deadlines(game, final, {seat.index} if source == "player" else set(), now)  # type: ignore[arg-type]
+    game.undo_seat = seat.index if can_undo else None
+    game.server_turn = bots_due(game, final)  # type: ignore[arg-type]
+    gamelog.write_row(db, game, final, snapshot=gamelog.snapshot_due(game))
+    gamelog.remember_frame(
+        db,
+        gamelog.Frame(
+            game_id=game.id,
+            version=game.version,
+            state=final,
+            fields=game_fields(game),  # type: ignore[arg-type]
+            deadlines=dict(game.deadlines or {}),
+            undo_seat=game.undo_seat,
+            first_event=first,
+            last_event=game.last_event,
+            events=rows,
+            seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
+            server_turn=game.server_turn,
+        ),
     )
-    db.flush()
     return result
 
 
@@ -117,11 +229,15 @@ def submit_action(
 def after_change(
     db: Session, game: Game, state: dict[str, Any], acted: set[int], now: datetime
 ) -> dict[str, Any]:
-    """Bots answer their prompts, the end is detected, state and deadlines saved."""
-    state = run_bots(db, game, state)
+    """The ORM path (start, deadlines, standing orders set): standing orders answer,
+    the end is detected, state (as a snapshot when due) and deadlines saved. Bots and
+    stand-ins are the bot worker's, after the commit (``server_turn`` tells it)."""
+    state = run_orders(db, game, state)
     finish_if_over(game, state, now)
     gamelog.save_state(db, game, state)
     set_deadlines(game, state, acted, now)
+    game.undo_seat = None
+    game.server_turn = bots_due(game, state)
     db.flush()
     return state
 
@@ -131,9 +247,98 @@ def bot_for(seat: Seat) -> str | None:
     return seat.bot_level or seat.standin
 
 
+def bots_due(game: Game, state: dict[str, Any]) -> bool:
+    """Whether a bot or a stand-in has a pending prompt (the bot worker's to-do)."""
+    from app import engine
+
+    if game.status != "active" or engine.outcome(state) is not None:
+        return False
+    by_index = {s.index: s for s in game.seats}
+    return any(bot_for(by_index[p["seat"]]) for p in engine.pending(state))
+
+
+def run_orders(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
+    """Answer the prompts people's standing orders (app/services/orders.py) answer,
+    until a person or a bot must decide, or the end."""
+    from app import engine
+
+    by_index = {s.index: s for s in game.seats}
+    for _ in range(MAX_BOT_STEPS):
+        if engine.outcome(state) is not None:
+            return state
+        step = next_server_move(game, state, by_index, bots=False)
+        if step is None:
+            return state
+        seat, action, source = step
+        state, events = engine.apply(state, seat.index, action)
+        gamelog.record(db, game, seat.index, action, events, source)
+    log.error("game %s: orders still answering after %d steps", game.id, MAX_BOT_STEPS)
+    return state
+
+
+def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
+    """The bot's answer to `seat`'s prompt (may think: call it off the event loop).
+    Deterministic per game and step, so a game with bots can be replayed."""
+    from app import bots, engine
+
+    level = bot_for(seat)
+    assert level is not None
+    legal = engine.legal_actions(state, seat.index)
+    rng = random.Random(f"{game.seed}:{game.last_action}")
+    action = bots.choose_action(
+        level,
+        engine.view(state, seat.index),
+        legal,
+        rng,
+        partial(engine.explain, state, seat.index),
+    )
+    if action not in legal:  # a bot bug must not stall the table
+        log.error("bot %s chose an illegal action %r", level, action)
+        prompt = next(p for p in engine.pending(state) if p["seat"] == seat.index)
+        action = engine.default_action(state, prompt)
+    return action
+
+
+def bot_turn(game: Game, state: dict[str, Any]) -> Seat | None:
+    """The first seat a bot or stand-in must answer for now, if any."""
+    from app import engine
+
+    if game.status != "active" or engine.outcome(state) is not None:
+        return None
+    by_index = {s.index: s for s in game.seats}
+    for prompt in engine.pending(state):
+        seat = by_index[prompt["seat"]]
+        if bot_for(seat):
+            return seat
+    return None
+
+
+def next_server_move(
+    game: Game, state: dict[str, Any], by_index: dict[int, Seat], bots: bool = True
+) -> tuple[Seat, dict[str, Any], str] | None:
+    """The first prompt the server answers now: (seat, a legal action, log source).
+    With `bots` False only standing orders (bots answer from the bot worker)."""
+    from app import engine
+
+    for prompt in engine.pending(state):
+        seat = by_index[prompt["seat"]]
+        level = bot_for(seat)
+        if not level and not seat.standing_orders:
+            continue  # a person decides
+        if level:
+            if not bots:
+                continue
+            return seat, bot_action(game, state, seat), "bot" if seat.bot_level else "standin"
+        legal = engine.legal_actions(state, seat.index)
+        ordered = orders.order_action(seat.standing_orders, prompt, legal)
+        if ordered is not None:
+            return seat, ordered, "order"
+    return None
+
+
 def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
-    """Answer every prompt the server answers itself: bot seats, stand-ins, and people's
-    standing orders (app/services/orders.py) — until a person must decide or the end."""
+    """Every server answer (bots, stand-ins, orders) inside this transaction until a
+    person must decide: for command-line tools and tests without a bot worker."""
     from app import engine
 
     by_index = {s.index: s for s in game.seats}
@@ -148,39 +353,6 @@ def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
         gamelog.record(db, game, seat.index, action, events, source)
     log.error("game %s: bots still answering after %d steps", game.id, MAX_BOT_STEPS)
     return state
-
-
-def next_server_move(
-    game: Game, state: dict[str, Any], by_index: dict[int, Seat]
-) -> tuple[Seat, dict[str, Any], str] | None:
-    """The first prompt the server answers now: (seat, a legal action, log source)."""
-    from app import bots, engine
-
-    for prompt in engine.pending(state):
-        seat = by_index[prompt["seat"]]
-        level = bot_for(seat)
-        if not level and not seat.standing_orders:
-            continue  # a person decides
-        legal = engine.legal_actions(state, seat.index)
-        if level:
-            # Deterministic per game and step, so a game with bots can be replayed.
-            rng = random.Random(f"{game.seed}:{game.last_action}")
-            index = seat.index
-            action = bots.choose_action(
-                level,
-                engine.view(state, index),
-                legal,
-                rng,
-                partial(engine.explain, state, index),
-            )
-            if action not in legal:  # a bot bug must not stall the table
-                log.error("bot %s chose an illegal action %r", level, action)
-                action = engine.default_action(state, prompt)
-            return seat, action, "bot" if seat.bot_level else "standin"
-        ordered = orders.order_action(seat.standing_orders, prompt, legal)
-        if ordered is not None:
-            return seat, ordered, "order"
-    return None
 
 
 def set_orders(
@@ -285,15 +457,36 @@ def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
     )
     if snap is None:
         raise Conflict("This game has no snapshot to rebuild from.")
-    state: dict[str, Any] = engine.loads(snap.state)
-    rows = db.scalars(
-        select(Action)
+    state: dict[str, Any] = gamelog.parse_state(snap.state)
+    rows = db.execute(
+        select(Action.seat, Action.action)
         .where(Action.game_id == game.id, Action.seq > snap.action_seq, Action.seq <= seq)
         .order_by(Action.seq)
     )
-    for row in rows:
-        state, _ = engine.apply(state, row.seat, row.action)
+    for seat, action in rows:
+        state, _ = engine.apply(state, seat, action)
     return state
+
+
+NOT_LAST = "Your last decision is not the last thing that happened."
+OTHERS_ASKED = "Another player has been asked to decide since."
+REVEALED = "That decision revealed something; it cannot be taken back."
+
+
+def undo_refusal(
+    seat: int, before: dict[str, Any], after: dict[str, Any], private: bool
+) -> str | None:
+    """The one undo rule, for `seat`'s action that took `before` to `after` (`private`: it
+    made an event only some seats see): None if its player may take it back while it is
+    the last action, else the reason. Decided once when the action is submitted (stored
+    as ``actions.can_undo`` / ``games.undo_seat``) and again by ``undo`` itself."""
+    from app import engine
+
+    if {p["seat"] for p in engine.pending(after)} - {seat}:
+        return OTHERS_ASKED
+    if private or hidden_parts(before) != hidden_parts(after):
+        return REVEALED
+    return None
 
 
 def _last_action(db: Session, game: Game) -> Action | None:
@@ -306,10 +499,7 @@ def _undo_check(
     db: Session, game: Game, seat: Seat, current: dict[str, Any], last: Action | None
 ) -> tuple[dict[str, Any] | None, str | None]:
     """Whether `seat` may take back `last` (the game's last action) now: (the state
-    before it, None) if so, else (None, the reason in words). The one place undo is
-    decided, for the undo itself and for the `can_undo` flag of the seat's view."""
-    from app import engine
-
+    before it, None) if so, else (None, the reason in words)."""
     if (
         last is None
         or seat.user_id is None
@@ -317,38 +507,27 @@ def _undo_check(
         or last.seat != seat.index
         or last.source != "player"
     ):
-        return None, "Your last decision is not the last thing that happened."
-    others = {p["seat"] for p in engine.pending(current)} - {seat.index}
-    if others:
-        return None, "Another player has been asked to decide since."
-    # (visible_to is a JSON column: a public event holds JSON null, so filter in Python.)
+        return None, NOT_LAST
     private = any(
         e.visible_to is not None
         for e in db.scalars(
             select(Event).where(Event.game_id == game.id, Event.action_seq == last.seq)
         )
     )
-    if private:
-        return None, "That decision revealed something; it cannot be taken back."
     before = state_before(db, game, last.seq - 1)
-    if hidden_parts(before) != hidden_parts(current):
-        return None, "That decision revealed something; it cannot be taken back."
-    return before, None
+    refusal = undo_refusal(seat.index, before, current, private)
+    return (None, refusal) if refusal else (before, None)
 
 
 def undoable_seat(db: Session, game: Game, state: dict[str, Any] | None) -> int | None:
-    """The seat that may take back the last action right now, if any (at most one: the
-    seat whose decision it was)."""
-    if state is None or game.status != "active":
+    """The seat that may take back the last action right now, if any: decided when that
+    action was submitted (``games.undo_seat``), so a view costs no replay."""
+    if state is None or game.status != "active" or game.undo_seat is None:
         return None
-    last = _last_action(db, game)
-    if last is None or last.source != "player":
+    seat = next((s for s in game.seats if s.index == game.undo_seat), None)
+    if seat is None or seat.standin or seat.user_id is None:
         return None
-    seat = next((s for s in game.seats if s.index == last.seat), None)
-    if seat is None or seat.standin:
-        return None
-    _, refusal = _undo_check(db, game, seat, state, last)
-    return seat.index if refusal is None else None
+    return seat.index
 
 
 def undo(
@@ -372,8 +551,8 @@ def undo(
         raise Invalid(refusal or "Nothing to take back.", code="no_undo")
     db.execute(delete(Event).where(Event.game_id == game.id, Event.action_seq == last.seq))
     db.execute(delete(Snapshot).where(Snapshot.game_id == game.id, Snapshot.action_seq >= last.seq))
-    db.delete(last)
-    db.flush()
+    db.execute(delete(Action).where(Action.id == last.id))
+    db.expunge(last)
     game.last_action -= 1
     game.version += 1
     name = seat.user.username if seat.user else f"seat {seat.index + 1}"
@@ -386,8 +565,14 @@ def undo(
         "data": {"seat": seat.index, "undone": last.seq},
     }
     db.add(Event(game_id=game.id, seq=game.last_event, action_seq=None, payload=note))
-    gamelog.save_state(db, game, before)
+    gamelog.save_state(db, game, before, snapshot=True)
     set_deadlines(game, before, {seat.index}, now)
+    # The decision before is now the last one: its own undo, decided when it was made.
+    prior = _last_action(db, game)
+    game.undo_seat = (
+        prior.seat if prior is not None and prior.can_undo and prior.source == "player" else None
+    )
+    game.server_turn = bots_due(game, before)
     db.flush()
     return ActionResult(
         game.id, game.version, game.last_action, game.status, [{**note, "seq": game.last_event}]
@@ -417,12 +602,15 @@ def seat_view(
     db: Session, game_id: int, user_id: int | None, code: str | None = None
 ) -> dict[str, Any]:
     """What `user_id` (None = a spectator) may see of the game, with their legal actions."""
-    game = _visible_game(db, game_id, user_id, code)
-    state = gamelog.load_state(game) if game.state is not None else None
-    prompts = prompts_with_deadlines(game, state) if state is not None else []
-    mine = lobby.seat_of(game, user_id)
-    undo_seat = undoable_seat(db, game, state) if mine is not None else None
-    return seat_payload(game, state, prompts, mine, undo_seat=undo_seat)
+    # One Core read of the game and its seats; the state from memory (the hot read).
+    row: Any = gamelog.read_row(db, game_id)
+    if not lobby.can_see(db, row, user_id, code):
+        raise Forbidden("This game is private.")
+    state = gamelog.load_state(row, db) if row.started else None
+    prompts = prompts_with_deadlines(row, state) if state is not None else []
+    mine = lobby.seat_of(row, user_id)
+    undo_seat = undoable_seat(db, row, state) if mine is not None else None
+    return seat_payload(row, state, prompts, mine, undo_seat=undo_seat)
 
 
 def game_fields(game: Game, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """The tables. One game is a row plus an append-only log (actions, events).
 
-- ``games.state`` holds the state at ``games.version`` as the engine's canonical
-  JSON text (``engine.dumps``), so it round-trips exactly; ``snapshots`` keep it
-  every N actions so a replay or an audit need not start from the seed.
+- ``games.state`` holds the latest snapshot: the state after ``games.state_seq``
+  actions, as canonical JSON text (``engine.dumps``), so it round-trips exactly. It is
+  written every N actions, not on every action: the current state is that snapshot
+  plus the actions after it (``app/services/gamelog.py``, which also keeps the latest
+  state of each game in memory). ``snapshots`` keep every snapshot with its hash, so a
+  replay or an audit need not start from the seed.
 - ``games.version`` rises by one on every change a client may care about (a
   lobby change, the start, every action); clients send it back as
   ``expected_version`` and a stale one is refused.
@@ -96,6 +99,7 @@ class Game(Base):
     __table_args__ = (
         Index("ix_games_status_public", "status", "public"),
         Index("ix_games_next_deadline", "next_deadline"),
+        Index("ix_games_server_turn", "server_turn"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -112,8 +116,14 @@ class Game(Base):
     #: the highest actions.seq / events.seq of this game (0 = none yet)
     last_action: Mapped[int] = mapped_column(Integer, default=0)
     last_event: Mapped[int] = mapped_column(Integer, default=0)
-    #: the state at `version`, canonical JSON text (engine.dumps); None in the lobby.
+    #: the latest snapshot: the state after `state_seq` actions, canonical JSON text
+    #: (engine.dumps); None in the lobby. The current state is it + the actions after.
     state: Mapped[str | None] = mapped_column(Text, default=None)
+    state_seq: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the seat that may take back the last action now (decided when it was submitted)
+    undo_seat: Mapped[int | None] = mapped_column(Integer, default=None)
+    #: a bot or stand-in must answer a pending prompt (the bot worker's to-do list)
+    server_turn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: per seat (as a string key) the ISO deadline of its pending prompt.
     deadlines: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
     next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
@@ -194,6 +204,8 @@ class Action(Base):
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
     idempotency_key: Mapped[str | None] = mapped_column(String(128), default=None)
     version: Mapped[int] = mapped_column(Integer)
+    #: whether its player may take it back (decided once, when it was submitted)
+    can_undo: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: the response given to the player who sent it (replayed on a retried key)
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     #: events.seq range produced by this action: (first_event, last_event]

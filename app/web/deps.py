@@ -17,7 +17,7 @@ from fastapi import Depends, Header, Request
 from sqlalchemy.orm import Session
 
 from app.config import Settings
-from app.services import accounts
+from app.services import logins
 from app.services.errors import Forbidden, Unauthorized
 from app.store.models import User, UserSession
 
@@ -50,7 +50,8 @@ DB = Annotated[Session, Depends(get_db)]
 
 
 def get_login(request: Request, db: DB) -> UserSession | None:
-    return accounts.session_for_token(db, request.cookies.get(SESSION_COOKIE))
+    # Cached in memory, cleared on log-out (app/services/logins.py).
+    return logins.session_for_token(db, request.cookies.get(SESSION_COOKIE))
 
 
 Login = Annotated[UserSession | None, Depends(get_login)]

@@ -44,5 +44,8 @@ def main(argv: list[str]) -> int:
         log_level=settings.log_level,
         log_config=log_config(args.log_format, settings.log_level),
         proxy_headers=True,
+        # permessage-deflate keeps a zlib window per socket (~250 KB each): off unless
+        # asked for (settings.ws_compression), see docs/realtime.md.
+        ws_per_message_deflate=settings.ws_compression,
     )
     return 0

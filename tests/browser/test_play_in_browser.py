@@ -120,17 +120,23 @@ class Table:
     def seat_of(self, person: Person) -> int:
         return int(person.api_view(self.game_id)["seat"])
 
-    def step(self) -> bool:
-        """One decision by whoever has one. False when nobody has anything to decide."""
-        for person in self.people:
-            data = person.api_view(self.game_id)
-            legal = data["legal_actions"]
-            if not legal:
-                continue
-            action = self.choose(data, legal)
-            self.perform(person, data, action)
-            return True
-        return False
+    def step(self, wait_s: float = 30.0) -> bool:
+        """One decision by whoever has one. False when the game is over, or nobody has
+        had anything to decide for `wait_s` (bots answer after the person's commit, from
+        the bot worker: while one is thinking, poll until its move lands)."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            for person in self.people:
+                data = person.api_view(self.game_id)
+                legal = data["legal_actions"]
+                if not legal:
+                    continue
+                action = self.choose(data, legal)
+                self.perform(person, data, action)
+                return True
+            if data["status"] != "active" or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
 
     # --- what a sensible person would pick, aiming to see every kind of decision ---
     def choose(self, data: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.realtime.bots import drain
 from app.services import accounts, lobby, play, records
 from app.services.admin_cli import main as admin
 from app.services.errors import Conflict
@@ -20,7 +21,8 @@ from app.store.models import Game
 def game_with_moves(migrated_url: str) -> int:
     eng = make_engine(migrated_url)
     try:
-        with make_sessionmaker(eng)() as db:
+        factory = make_sessionmaker(eng)
+        with factory() as db:
             alice = accounts.signup(db, "alice", "correct horse 1")
             game = lobby.create_game(
                 db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "random")]
@@ -28,6 +30,7 @@ def game_with_moves(migrated_url: str) -> int:
             lobby.start(db, game, alice)
             db.commit()
             for _ in range(4):
+                drain(factory, game.id)  # the bot worker's moves, here without a server
                 view = play.seat_view(db, game.id, alice.id)
                 if not view["legal_actions"]:
                     break

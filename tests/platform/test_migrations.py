@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select, text
 
 from app.store.cli import downgrade, upgrade
 from app.store.db import make_engine
@@ -92,3 +92,74 @@ def test_notifications_migration_keeps_users_with_defaults(db_url: str) -> None:
         assert "notifications" not in tables(db_url)
     finally:
         engine.dispose()
+
+
+def test_0004_keeps_every_game_state_both_ways(db_url: str) -> None:
+    """Up: the old per-action state is the snapshot at the last action. Down: games
+    whose snapshot lags their log get the current state back in games.state."""
+    import random
+
+    from app import engine
+    from app.services import accounts, gamelog, lobby, play
+    from app.store.db import make_sessionmaker
+    from app.store.models import Action, Game
+
+    upgrade(db_url)
+    eng = make_engine(db_url)
+    factory = make_sessionmaker(eng)
+    try:
+        with factory() as db:
+            alice = accounts.signup(db, "alice", "correct horse 1")
+            bob = accounts.signup(db, "bob", "correct horse 1")
+            game = lobby.create_game(
+                db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
+            )
+            lobby.join(db, game, bob)
+            lobby.start(db, game, alice)
+            db.commit()
+            gid = game.id
+            users = {s.index: s.user_id for s in game.seats}
+        rng = random.Random(1)
+        for _ in range(gamelog.SNAPSHOT_EVERY + 4):  # the snapshot now lags by a few
+            with factory() as db:
+                row = db.get(Game, gid)
+                assert row is not None
+                state = gamelog.load_state(row, db)
+                seat = engine.pending(state)[0]["seat"]
+                action = rng.choice(engine.legal_actions(state, seat))
+                play.submit_action(db, gid, users[seat], action, row.version, None)
+                db.commit()
+        with factory() as db:
+            row = db.get(Game, gid)
+            assert row is not None and row.state_seq < row.last_action
+            current = engine.dumps(gamelog.load_state(row, db))
+            seats = [s.power or "" for s in row.seats]
+            log = [
+                (a.seat, a.action)
+                for a in db.scalars(
+                    select(Action).where(Action.game_id == gid).order_by(Action.seq)
+                )
+            ]
+            assert engine.dumps(engine.replay(row.scenario, seats, row.seed or 0, log)) == current
+    finally:
+        eng.dispose()
+    downgrade(db_url, "0003")
+    eng = make_engine(db_url)
+    try:
+        with eng.connect() as conn:
+            assert (
+                conn.execute(text("SELECT state FROM games WHERE id = :g"), {"g": gid}).scalar()
+                == current
+            )
+    finally:
+        eng.dispose()
+    upgrade(db_url)
+    eng = make_engine(db_url)
+    gamelog.states.clear()
+    try:
+        with make_sessionmaker(eng)() as db:
+            row = db.get(Game, gid)
+            assert row is not None and row.state_seq == row.last_action and row.server_turn
+            assert engine.dumps(gamelog.load_state(row, db)) == current
+    finally:
+        eng.dispose()

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.engine.content import content
-from app.services import accounts, lobby, orders, play
+from app.services import accounts, gamelog, lobby, orders, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -113,7 +113,7 @@ def test_the_server_answers_a_pending_prompt_when_orders_are_given(
         lobby.join(db, game, bob, power="han")
         lobby.start(db, game, alice)
         # Test setup: put the table in a real state where Alice is offered peace.
-        game.state = engine.dumps(state)
+        gamelog.save_state(db, game, state, snapshot=True)
         play.set_deadlines(game, state, set(), utcnow())
         db.commit()
         gid, version = game.id, game.version

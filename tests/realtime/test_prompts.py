@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from app import engine
+from app.services import gamelog
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Game
 
@@ -35,7 +35,7 @@ def server_state(database_url: str, game_id: int) -> dict[str, Any]:
         with make_sessionmaker(sql)() as db:
             game = db.scalar(select(Game).where(Game.id == game_id))
             assert game is not None and game.state is not None
-            state: dict[str, Any] = engine.loads(game.state)
+            state: dict[str, Any] = gamelog.load_state(game, db)
             return state
     finally:
         sql.dispose()

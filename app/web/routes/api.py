@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
@@ -52,6 +53,7 @@ from app.web.schemas import (
 
 router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
 log = logging.getLogger(__name__)
+JSON = "application/json"
 
 
 def user_json(user: User) -> dict[str, Any]:
@@ -423,18 +425,29 @@ def play_lock(db: DB, game_id: int) -> Any:
 # --------------------------------------------------------------------------- play
 
 
-@router.get("/games/{game_id}/view", summary="My view of the game, my legal actions, prompts")
-def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> dict[str, Any]:
-    return play.seat_view(db, game_id, user.id if user else None, code)
+def fast_json(payload: dict[str, Any]) -> Response:
+    """A large JSON answer encoded by orjson at once (FastAPI's own encoder walks every
+    node of a 20 KB view first: ~8 ms against ~0.05 ms)."""
+    return Response(orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS), media_type=JSON)
+
+
+@router.get(
+    "/games/{game_id}/view",
+    summary="My view of the game, my legal actions, prompts",
+    response_class=Response,
+    responses={200: {"content": {JSON: {}}}},
+)
+def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> Response:
+    return fast_json(play.seat_view(db, game_id, user.id if user else None, code))
 
 
 @router.post(
     "/games/{game_id}/actions",
     summary="Act: 409 stale version (with current_version), 422 illegal (with reason)",
+    response_class=Response,
+    responses={200: {"content": {JSON: {}}}},
 )
-def act(
-    game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
-) -> dict[str, Any]:
+def act(game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked) -> Response:
     ratelimit.limiter().hit("actions", user.id)
     result = play.submit_action(
         db,
@@ -447,7 +460,7 @@ def act(
     db.commit()
     if not result.replayed:
         publish(game_id, result.version)
-    return result.to_json()
+    return fast_json(result.to_json())
 
 
 @router.post(

@@ -1,0 +1,114 @@
+"""The session-cookie lookup, cached in memory (every request and every socket action
+looks its session up; most of them are the same few sessions over and over).
+
+``session_for_token`` answers what ``accounts.session_for_token`` answers; a hit costs
+no query: the cached columns of the session and its user are attached to the caller's
+session (``merge(load=False)``), so routes use them like loaded rows.
+
+Invalidation:
+- any delete of a session row (log-out, purge) or change of a user or session made
+  through the ORM in this process clears the cache, at once and again after commit; a
+  generation counter keeps a lookup that started before the clear from putting its
+  stale answer back;
+- other processes learn of a log-out by a NOTIFY (``app/realtime/pg.py``) and clear
+  theirs; without one (SQLite: one process) the entries still live at most ``TTL_S``.
+- an entry is never used past the session's own ``expires_at``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from typing import Any
+
+from sqlalchemy import event, inspect
+from sqlalchemy.orm import ORMExecuteState, Session, make_transient_to_detached
+
+from app.services import accounts
+from app.store.models import User, UserSession
+from app.store.types import utcnow
+
+#: seconds an entry lives at most (bounds what another process's change can leave)
+TTL_S = 10.0
+MAX_ENTRIES = 10_000
+
+_lock = threading.Lock()
+_entries: dict[str, tuple[float, dict[str, Any], dict[str, Any]]] = {}
+_generation = 0
+#: called after a commit that logged someone out (the realtime runtime tells others)
+on_logout: list[Any] = []
+
+_SESSION_COLS = [c.key for c in inspect(UserSession).column_attrs]
+_USER_COLS = [c.key for c in inspect(User).column_attrs]
+
+
+def clear() -> None:
+    global _generation
+    with _lock:
+        _generation += 1
+        _entries.clear()
+
+
+def session_for_token(db: Session, token: str | None) -> UserSession | None:
+    if not token:
+        return None
+    key = accounts.hash_token(token)
+    with _lock:
+        hit = _entries.get(key)
+        generation = _generation
+    if hit is not None and hit[0] > time.monotonic() and hit[1]["expires_at"] > utcnow():
+        return _attach(db, hit[1], hit[2])
+    row = accounts.session_for_token(db, token)
+    if row is None:
+        return None
+    values = {k: getattr(row, k) for k in _SESSION_COLS}
+    user = {k: getattr(row.user, k) for k in _USER_COLS}
+    with _lock:
+        if generation == _generation:
+            if len(_entries) >= MAX_ENTRIES:
+                _entries.clear()
+            _entries[key] = (time.monotonic() + TTL_S, values, user)
+    return row
+
+
+def _attach(db: Session, values: dict[str, Any], user_values: dict[str, Any]) -> UserSession:
+    user = User(**user_values)
+    make_transient_to_detached(user)
+    login = UserSession(**values)
+    login.user = user
+    make_transient_to_detached(login)
+    return db.merge(login, load=False)
+
+
+_DIRTY = "ig_logins_dirty"
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _on_execute(state: ORMExecuteState) -> None:
+    mapper = state.bind_mapper
+    writes = state.is_delete or state.is_update
+    if writes and mapper is not None and mapper.class_ in (UserSession, User):
+        clear()
+        state.session.info[_DIRTY] = True
+
+
+@event.listens_for(Session, "after_flush")
+def _on_flush(db: Session, _context: Any) -> None:
+    if any(isinstance(o, (UserSession, User)) for o in (*db.dirty, *db.deleted)):
+        clear()
+        db.info[_DIRTY] = True
+
+
+@event.listens_for(Session, "after_commit")
+def _on_commit(db: Session) -> None:
+    if db.info.pop(_DIRTY, None):
+        clear()
+        for hook in list(on_logout):
+            with contextlib.suppress(Exception):  # telling others never fails a commit
+                hook()
+
+
+@event.listens_for(Session, "after_rollback")
+def _on_rollback(db: Session) -> None:
+    db.info.pop(_DIRTY, None)

@@ -1,0 +1,56 @@
+"""The cached session lookup: a hit costs no query, and a log-out (or a change of the
+user) is seen at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.services import accounts, logins
+from app.store.db import make_engine, make_sessionmaker
+
+
+@pytest.fixture
+def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
+    eng = make_engine(migrated_url)
+    yield make_sessionmaker(eng)
+    eng.dispose()
+
+
+def test_a_hit_costs_no_query_and_a_logout_is_seen_at_once(
+    factory: sessionmaker[Session],
+) -> None:
+    with factory() as db:
+        user = accounts.signup(db, "alice", "correct horse 1")
+        token, _ = accounts.create_session(db, user, 30)
+        db.commit()
+    with factory() as db:
+        assert logins.session_for_token(db, token) is not None  # a miss fills the cache
+    queries: list[str] = []
+
+    def count(*args: Any) -> None:
+        queries.append(args[2])
+
+    bind = factory.kw["bind"]
+    event.listen(bind, "before_cursor_execute", count)
+    try:
+        with factory() as db:
+            login = logins.session_for_token(db, token)
+            assert login is not None and login.user.username == "alice"
+            assert queries == []
+            login.user.email = "alice@example.org"  # a change of the user is written
+            db.commit()
+    finally:
+        event.remove(bind, "before_cursor_execute", count)
+    with factory() as db:
+        login = logins.session_for_token(db, token)
+        assert login is not None and login.user.email == "alice@example.org"
+    with factory() as db:
+        accounts.logout(db, token)
+        db.commit()
+    with factory() as db:
+        assert logins.session_for_token(db, token) is None
