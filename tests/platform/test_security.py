@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 import socket
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from email import message_from_bytes
@@ -275,12 +276,16 @@ def test_rate_limits_answer_429_with_retry_after(start_server: Any, sqlite_url: 
 
 
 def play_to_the_end(http: httpx.Client, gid: int) -> None:
+    """Play our seat randomly; the bot worker answers the bot's prompts after each commit."""
     rng = random.Random(7)
-    for _ in range(3000):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         data = http.get(f"/api/games/{gid}/view").json()
         if data["status"] != "active":
             return
-        assert data["legal_actions"]
+        if not data["legal_actions"]:  # the bot is thinking
+            time.sleep(0.05)
+            continue
         action = bots.choose_action("random", data["view"], data["legal_actions"], rng)
         r = http.post(
             f"/api/games/{gid}/actions",
@@ -290,7 +295,7 @@ def play_to_the_end(http: httpx.Client, gid: int) -> None:
                 "idempotency_key": f"{gid}-{data['version']}",
             },
         )
-        assert r.status_code == 200, r.text
+        assert r.status_code in (200, 409), r.text  # 409: the bot moved first
     raise AssertionError("the game did not end")
 
 
