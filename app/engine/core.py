@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from app.engine.content import _OVERRIDE, Content, active, content
+from app.engine.memo import owned_index
 
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -187,7 +188,14 @@ def seat_of_power(state: State, power: str) -> int | None:
 
 
 def owned(state: State, seat: int) -> list[str]:
-    return sorted([a for a, s in state["areas"].items() if s["owner"] == seat])
+    """The seat's areas, sorted. Inside an engine call the answer comes from an
+    index kept up to date as areas change hands (`memo.owned_index`), not from
+    a scan of the map."""
+    areas = state["areas"]
+    index = owned_index(areas)
+    if index is None:
+        return sorted([a for a, s in areas.items() if s["owner"] == seat])
+    return index.get(seat, [])[:]
 
 
 def seats(state: State) -> list[int]:
@@ -330,8 +338,13 @@ def loc_costs(state: State, seat: int, origin: str | None = None) -> dict[str, i
     start = origin or player(state, seat)["court"]
     if start is None or start not in g.areas:
         return {}
-    mine = tuple(a for a, s in state["areas"].items() if s["owner"] == seat)
     areas = state["areas"]
+    index = owned_index(areas)
+    mine = (
+        tuple(a for a, s in areas.items() if s["owner"] == seat)
+        if index is None
+        else tuple(index.get(seat, ()))
+    )
     roads = tuple(a for a in mine if "road" in areas[a]["buildings"])
     key = (id(g), start, mine, roads)
     hit = _LOC_MEMO.get(key)

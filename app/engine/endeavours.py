@@ -23,6 +23,7 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import remove_card
+from app.engine.memo import owner_changed
 from app.engine.rules import (
     MAX_EXTRA_TALENTS,
     NEGATIVE,
@@ -500,6 +501,7 @@ def change_owner(
     area = state["areas"][area_id]
     old = area["owner"]
     area["owner"] = new_owner
+    owner_changed(state["areas"], area_id, old, new_owner)
     area["partial"] = {}  # 10.38: every other player's partial conquest is removed
     area["convert"] = {}  # 22.21
     area["rebel_of"] = None

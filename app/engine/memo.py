@@ -1,0 +1,186 @@
+"""What the engine remembers about a position, kept outside the state.
+
+Nothing here is ever written into a state: `dumps`, `state_hash` and a replay
+see exactly the JSON they always saw. Two memos, each with a rule that makes it
+safe:
+
+- **Tracked states** (`track`): a state driven in place (`apply_in_place`,
+  `undo`, `clone`) is registered here with its legal actions per seat, computed
+  once per position. Only the engine moves a tracked state, and every move
+  (`moved`, `restore`) drops or swaps the memo, so a hit is always the list
+  `legal_actions` would compute. Whoever drives a state in place must not edit
+  it by hand (docs/engine-contract.md, "In place"); states that were never
+  tracked (every state `apply` returns, every state a test edits) are never
+  memoised. The registry keeps the last `MAX_TRACKED` states.
+- **Owned areas per seat** (`owned_index`): built once per engine call (a
+  `SCOPE`: `apply`, `legal_actions`, `view`, `explain`…) and kept up to date
+  while areas change hands (`owner_changed`), instead of a scan of the map
+  every time a rule asks what a seat owns. Nobody else can change a state in
+  the middle of an engine call, and the memo ends with the call. It lives per
+  thread, so two server threads never see each other's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import threading
+from typing import Any
+
+from app.engine.clone import copy_json
+from app.engine.errors import EngineError
+
+State = dict[str, Any]
+
+MAX_TRACKED = 256
+
+_STAMPS = itertools.count(1)
+
+
+class Entry:
+    """The memo of one tracked state: its legal actions by seat at the current
+    position, and the stamp that names the position."""
+
+    __slots__ = ("state", "legal", "stamp")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.legal: dict[int, list[dict[str, Any]]] = {}
+        self.stamp = next(_STAMPS)
+
+    def moved(self) -> None:
+        """The state is about to change: a new position, nothing known of it."""
+        self.legal = {}
+        self.stamp = next(_STAMPS)
+
+
+_TRACKED: dict[int, Entry] = {}
+
+
+def tracked(state: State) -> Entry | None:
+    entry = _TRACKED.get(id(state))
+    if entry is None or entry.state is not state:
+        return None
+    return entry
+
+
+def track(state: State) -> Entry:
+    entry = tracked(state)
+    if entry is None:
+        if len(_TRACKED) >= MAX_TRACKED:
+            del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
+        entry = _TRACKED[id(state)] = Entry(state)
+    return entry
+
+
+def forget(state: State) -> None:
+    if tracked(state) is not None:
+        del _TRACKED[id(state)]
+
+
+class Undo:
+    """What `undo` needs to take back one `apply_in_place`: the state as it was
+    (a `clone`), and the stamps before and after, so that tokens are taken back
+    last first and once."""
+
+    __slots__ = ("state", "before", "legal", "stamp_before", "stamp_after")
+
+    def __init__(self, state: State, before: State, entry: Entry) -> None:
+        self.state: State | None = state
+        self.before = before
+        self.legal = entry.legal
+        self.stamp_before = entry.stamp
+        self.stamp_after = 0
+
+
+def restore(state: State, token: Undo) -> None:
+    if not isinstance(token, Undo):
+        raise EngineError("That is not an undo token.")
+    if token.state is not state:
+        raise EngineError("That undo token belongs to another state (or was used already).")
+    entry = tracked(state)
+    if entry is not None and entry.stamp != token.stamp_after:
+        raise EngineError("Undo the later moves first: tokens are taken back last first.")
+    state.clear()
+    state.update(token.before)
+    token.state = None
+    token.before = {}
+    entry = track(state)
+    entry.legal = token.legal  # the position before: its memo holds again
+    entry.stamp = token.stamp_before
+
+
+def detach(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events that share nothing with a state that keeps moving."""
+    if not events:
+        return events
+    out: list[dict[str, Any]] = copy_json(events)
+    return out
+
+
+# ---------------------------------------------------------------- owned areas, per engine call
+
+
+class _Local(threading.local):
+    depth = 0
+    owned: tuple[dict[str, Any], dict[int | None, list[str]]] | None = None
+
+
+LOCAL = _Local()
+
+
+class _Scope:
+    """``with SCOPE:`` around an engine call: the owned-areas memo lives as long as
+    the outermost one."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        LOCAL.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        LOCAL.depth -= 1
+        if not LOCAL.depth:
+            LOCAL.owned = None
+
+
+SCOPE = _Scope()
+
+
+def scope() -> _Scope:
+    return SCOPE
+
+
+def owned_index(areas: dict[str, Any]) -> dict[int | None, list[str]] | None:
+    """Owner -> sorted area ids, for the areas of the state in hand (``None``
+    outside an engine call: then the caller scans)."""
+    local = LOCAL
+    if not local.depth:
+        return None
+    memo = local.owned
+    if memo is not None and memo[0] is areas:
+        return memo[1]
+    index: dict[int | None, list[str]] = {}
+    for a_id, a in areas.items():
+        owner = a["owner"]
+        bucket = index.get(owner)
+        if bucket is None:
+            index[owner] = [a_id]
+        else:
+            bucket.append(a_id)
+    for bucket in index.values():
+        bucket.sort()
+    local.owned = (areas, index)
+    return index
+
+
+def owner_changed(areas: dict[str, Any], area_id: str, old: Any, new: Any) -> None:
+    """Keep the owned-areas memo true when an area changes hands (7.4)."""
+    memo = LOCAL.owned
+    if memo is None or memo[0] is not areas or old == new:
+        return
+    index = memo[1]
+    was = index.get(old)
+    if was is not None and area_id in was:
+        was.remove(area_id)
+    bisect.insort(index.setdefault(new, []), area_id)
