@@ -169,6 +169,13 @@ def emit(
 # ---------------------------------------------------------------- players
 
 
+def faith_allows_claim(state: State, seat: int, area_id: str) -> bool:
+    """18.12: a claim needs an area of the emperor's religion, "but not necessarily
+    the same Church": the same religion family counts, as it does in 9.35."""
+    emperor_faith = state["players"][seat]["emperor"]["religion"]
+    return geo().religion_diff(emperor_faith, state["areas"][area_id]["religion"]) <= 1
+
+
 def player(state: State, seat: int) -> dict[str, Any]:
     p: dict[str, Any] = state["players"][seat]
     return p

@@ -95,9 +95,30 @@ def next_draw_pile(p: dict[str, Any]) -> list[dict[str, Any]]:
     return list(deck["draw"]) if deck["draw"] else list(deck["discard"])
 
 
-def draw_odds(p: dict[str, Any]) -> dict[str, Any]:
+def petition_pile(p: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cards a petition draws from: the draw pile, or, once it is empty, the
+    discard pile with the advisor being sent away in it (5.3, 5.5)."""
+    deck = p["deck"]
+    if deck["draw"]:
+        return list(deck["draw"])
+    return list(deck["discard"]) + ([deck["hand"]] if deck["hand"] else [])
+
+
+def strike_types(p: dict[str, Any], petition: bool) -> list[str]:
+    """5.6: the advisor types that strike on the next draw: those sent away this
+    year, and on a petition the one about to be sent away."""
+    types = list(p.get("passed", []))
+    hand = p["deck"]["hand"]
+    if petition and hand is not None:
+        t = card_type(hand)
+        if t is not None and t not in types:
+            types.append(t)
+    return sorted(types)
+
+
+def draw_odds(p: dict[str, Any], pile: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """5.9: exact odds of the next draw, by advisor type and of a burden."""
-    pile = next_draw_pile(p)
+    pile = next_draw_pile(p) if pile is None else pile
     n = len(pile)
     counts: dict[str, int] = {}
     burdens = 0

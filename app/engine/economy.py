@@ -282,6 +282,35 @@ def needs_check(state: State, seat: int, action: dict[str, Any]) -> bool:
     return bool(area["unrest"])
 
 
+def check_after_waivers(
+    state: State, seat: int, area_id: str, demanded: int, events: list[dict[str, Any]], rule: str
+) -> None:
+    """12.42: a rebellion check other than a levy's (e.g. a failed conversion, 22.2).
+
+    Rivals with a tie to the area are asked first, before the dice; the check then runs
+    when the last of them answers (``h_waive``). With no rival tie it runs at once.
+    """
+    ask = sorted(s for s in state["areas"][area_id]["ties"] if s != seat)
+    if not ask:
+        rebellion_check(state, seat, area_id, demanded, events, rule=rule)
+        return
+    state["request"] = {
+        "kind": "waive",
+        "seat": seat,
+        "area": area_id,
+        "check": {"demanded": demanded, "rule": rule},
+        "ask": ask,
+        "answers": {},
+    }
+    emit(
+        state,
+        events,
+        f"A rebellion check in {geo().areas[area_id]['name']}: tie holders may waive (12.42).",
+        "12.42",
+        "request",
+    )
+
+
 def waiver_seats(state: State, seat: int, action: dict[str, Any]) -> list[int]:
     """12.42: rivals with ties to the area are asked before the dice are rolled."""
     if not needs_check(state, seat, action):

@@ -13,6 +13,7 @@ from app.engine.core import (
     card_type,
     clamp_popularity,
     emit,
+    faith_allows_claim,
     geo,
     has_ability,
     loc_costs,
@@ -129,7 +130,7 @@ def claim_possible(
     area = state["areas"][area_id]
     if area["owner"] != seat or seat in area["claims"]:
         return False
-    if area["religion"] != leader(state, seat)["religion"]:
+    if not faith_allows_claim(state, seat, area_id):
         return False  # 18.12
     others = [s for s in area["claims"] if s != seat]
     if not others:
@@ -349,7 +350,9 @@ def rating(
     ):
         terms.append({"term": "fortifications", "value": -int(tarea["fort"]), "rule": "14.31"})
     # 10.33: the owner of a partially conquered area acting from or in it
-    penal_area = base if where == "foreign" else (target if where == "domestic" else None)
+    # Diplomacy is a foreign endeavour based in the court (12.1, 12.11), so its base counts too.
+    abroad = where == "foreign" or spec.get("based_in_court", False)
+    penal_area = base if abroad else (target if where == "domestic" else None)
     if penal_area in areas and areas[penal_area]["owner"] == seat:
         pen = partial_against(areas[penal_area])
         if pen:
@@ -561,7 +564,7 @@ def seat_claim_by_tie(state: State, seat: int, area_id: str) -> bool:
     area = state["areas"][area_id]
     if area["claims"] or seat not in area["ties"]:
         return False
-    if area["religion"] != leader(state, seat)["religion"]:
+    if not faith_allows_claim(state, seat, area_id):
         return False  # 18.12
     area["claims"].append(seat)
     return True
@@ -586,7 +589,7 @@ def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]])
     if (
         area["owner"] == seat
         and not area["claims"]
-        and area["religion"] == leader(state, seat)["religion"]
+        and faith_allows_claim(state, seat, area_id)  # 18.12
     ):
         area["claims"].append(seat)
         emit(
@@ -650,7 +653,7 @@ def resolve(
     events: list[dict[str, Any]],
 ) -> str:
     """Draw the counter(s), read the result and apply it (9.5)."""
-    from app.engine.economy import rebellion_check
+    from app.engine.economy import check_after_waivers
     from app.engine.fate import mortality_check
 
     g = geo()
@@ -795,7 +798,7 @@ def resolve(
         )
         _remove_one_burden(state, seat, "plague", events, quiet=True, needs="science")
     elif kind == "convert":
-        _convert_result(state, seat, target, code, events, rebellion_check)
+        _convert_result(state, seat, target, code, events, check_after_waivers)
     elif code == "X" and option:
         other = seat_of_power(state, option)
         if other is not None and other in areas[target]["ties"]:
@@ -965,7 +968,7 @@ def _diplomacy_result(
             code == "T/C"
             and unclaimed_before
             and seat not in area["claims"]
-            and area["religion"] == leader(state, seat)["religion"]
+            and faith_allows_claim(state, seat, target)  # 18.12
         ):
             area["claims"].append(seat)  # 18 P2.4
             emit(
@@ -985,7 +988,7 @@ def _convert_result(
     target: str,
     code: str,
     events: list[dict[str, Any]],
-    rebellion_check: Any,
+    check_after_waivers: Any,
 ) -> None:
     """22.2: conversion by repeated results against one's own area."""
     g = geo()
@@ -1025,7 +1028,7 @@ def _convert_result(
             "22.2",
             "unrest",
         )
-        rebellion_check(state, seat, target, 0, events, rule="22.2")
+        check_after_waivers(state, seat, target, 0, events, rule="22.2")  # 12.42
 
 
 def conversion_differential(state: State, seat: int, target: str) -> int:

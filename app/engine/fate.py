@@ -10,6 +10,7 @@ from app.engine.core import (
     State,
     clamp_popularity,
     emit,
+    faith_allows_claim,
     geo,
     has_ability,
     name,
@@ -273,6 +274,18 @@ def die(
             if seat in area["ties"]:
                 area["ties"].remove(seat)
         add_burden(state, seat, "pretender")
+        for ref in [
+            h for h in p["in_play"] if g.fate.get(h, {}).get("effect", {}).get("op") == "demesne"
+        ]:
+            p["in_play"].remove(ref)  # 19.42: the demesne does not pass to a broken line
+            state["fate"]["discard"].append(new_card(state, "fate", ref))
+            emit(
+                state,
+                events,
+                f"{g.fate[ref]['name']} is lost with the line of {p['name']}.",
+                "19.42",
+                "death",
+            )
         p["accursed"] = False  # 22.14
         p["usurped"] += 1
         emit(
@@ -315,7 +328,7 @@ def holding_actions(state: State, seat: int, step: str) -> list[dict[str, Any]]:
                 if (
                     seat in area["ties"]
                     and seat not in area["claims"]
-                    and area["religion"] == p["emperor"]["religion"]
+                    and faith_allows_claim(state, seat, a)  # 18.12
                 ):
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "diplomatic_coup":

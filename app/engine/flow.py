@@ -38,7 +38,7 @@ from app.engine.deck import (
     next_draw_pile,
     petition_cost,
 )
-from app.engine.economy import do_plunder, do_tax, tax_options, waiver_seats
+from app.engine.economy import do_plunder, do_tax, rebellion_check, tax_options, waiver_seats
 from app.engine.endeavours import (
     base_cost,
     defender_for,
@@ -182,6 +182,7 @@ def new_game(
             "conversions": 0,
             "strikes": 0,
             "petitions": 0,
+            "passed": [],
             "shield_used": False,
             "redraw": False,
             "defenses": 0,
@@ -322,6 +323,7 @@ def begin_player_turn(state: State, seat: int, events: list[dict[str, Any]]) -> 
     p["recruited"] = False
     p["petitions"] = 0
     p["strikes"] = 0
+    p["passed"] = []
     p["shield_used"] = False
     p["turn_record"] = {"success": 0, "fail": 0, "last_success": None, "last_fail": None}
     emit(
@@ -1058,6 +1060,7 @@ def h_draw(state: State, seat: int, action: dict[str, Any], events: list[dict[st
     p["years_left"] -= 1
     p["petitions"] = 0
     p["strikes"] = 0
+    p["passed"] = []
     p["shield_used"] = False
     p["redraw"] = False
     _draw_into_hand(state, seat, events)
@@ -1091,19 +1094,32 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
             "5.6",
             "strike",
         )
-        if p["strikes"] >= 2:
-            p["popularity"] -= 1  # 5.6: the petition fails
-            p["turn_record"]["fail"] += 1
-            clamp_popularity(p)
-            discard_hand(state, seat)
-            state["step"] = "start"
-            emit(
-                state,
-                events,
-                f"Two strikes: {name(state, seat)}'s petition fails; popularity -1 and the year is spent.",
-                "5.6",
-                "bust",
-            )
+    elif card_type(card) in p.get("passed", []):
+        # 5.6: an advisor of a type already sent away this year is offended: a strike.
+        p["strikes"] += 1
+        emit(
+            state,
+            events,
+            f"{name(state, seat)} draws an advisor of a type already sent away this year:"
+            f" strike {p['strikes']}.",
+            "5.6",
+            "strike",
+        )
+    else:
+        return
+    if p["strikes"] >= 2:
+        p["popularity"] -= 1  # 5.6: the petition fails
+        p["turn_record"]["fail"] += 1
+        clamp_popularity(p)
+        discard_hand(state, seat)
+        state["step"] = "start"
+        emit(
+            state,
+            events,
+            f"Two strikes: {name(state, seat)}'s petition fails; popularity -1 and the year is spent.",
+            "5.6",
+            "bust",
+        )
 
 
 def h_petition(
@@ -1121,6 +1137,9 @@ def h_petition(
         "5.5",
         "petition",
     )
+    sent_away = card_type(p["deck"]["hand"]) if p["deck"]["hand"] else None
+    if sent_away is not None and sent_away not in p.setdefault("passed", []):
+        p["passed"].append(sent_away)  # 5.6: a later advisor of this type is a strike
     discard_hand(state, seat)
     _draw_into_hand(state, seat, events)
 
@@ -1261,7 +1280,13 @@ def h_waive(state: State, seat: int, action: dict[str, Any], events: list[dict[s
     if all(str(s) in rq["answers"] for s in rq["ask"]):
         state["request"] = None
         waived = [int(s) for s, w in rq["answers"].items() if w]
-        _do_levy(state, rq["seat"], rq["action"], waived, events)
+        check = rq.get("check")
+        if check:  # 12.42: a check other than a levy's (check_after_waivers)
+            rebellion_check(
+                state, rq["seat"], rq["area"], check["demanded"], events, waived, check["rule"]
+            )
+        else:
+            _do_levy(state, rq["seat"], rq["action"], waived, events)
 
 
 def h_recruit(

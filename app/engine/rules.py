@@ -52,7 +52,15 @@ SPECS: dict[str, dict[str, Any]] = {
         "culture": False,
         "rule": "16.3",
     },
-    "diplomacy": {"cost": 1, "where": "court", "target": "any_area", "culture": True, "rule": "12"},
+    # 12.1, 12.11: a foreign endeavour launched from the court (no sea cost, 12.2).
+    "diplomacy": {
+        "cost": 1,
+        "where": "court",
+        "based_in_court": True,
+        "target": "any_area",
+        "culture": True,
+        "rule": "12",
+    },
     "claim": {"cost": 1, "where": "court", "target": "claim_area", "culture": True, "rule": "18.4"},
     "tribute": {"cost": 2, "where": "court", "target": "court", "culture": False, "rule": "24.2"},
     "fortify": {

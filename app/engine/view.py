@@ -8,7 +8,7 @@ from typing import Any
 
 from app.engine import memo
 from app.engine.core import State, card_name, card_type, geo, player
-from app.engine.deck import draw_odds, next_draw_pile, petition_cost
+from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
 from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
 from app.engine.errors import IllegalAction
@@ -281,6 +281,7 @@ ME_PARTS: tuple[tuple[str, Callable[[State, int], Any]], ...] = (
     ("draw_odds", lambda st, s: draw_odds(player(st, s))),
     ("petition_cost", lambda st, s: petition_cost(st, s)),
     ("strikes", lambda st, s: player(st, s)["strikes"]),
+    ("passed", lambda st, s: list(player(st, s).get("passed", []))),
     ("taxed", lambda st, s: list(player(st, s)["taxed"])),
     ("tax_state", lambda st, s: player(st, s)["tax_state"]),
 )
@@ -376,22 +377,29 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             }
         return out
     if t in ("draw", "petition"):
-        odds = draw_odds(p)
-        strikes = p["strikes"] if t == "petition" else 0
+        petition = t == "petition"
+        pile = petition_pile(p) if petition else next_draw_pile(p)
+        chances = draw_odds(p, pile)
+        strikes = p["strikes"] if petition else 0
         out = {
             "type": t,
-            "draw_odds": odds,
+            "draw_odds": chances,
             "strikes": strikes,
-            "cost": petition_cost(state, seat) if t == "petition" else 0,
+            "cost": petition_cost(state, seat) if petition else 0,
         }
-        shield = False
         from app.engine.core import has_ability
 
-        if has_ability(state, seat, "burden_shield") and not (p["shield_used"] and t == "petition"):
-            shield = True
-        out["bust_odds"] = odds["burden"] if strikes >= 1 and not shield else 0.0
-        out["strike_odds"] = odds["burden"]
-        out["pile"] = len(next_draw_pile(p))
+        shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
+        # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
+        types = strike_types(p, petition)
+        type_odds: dict[str, float] = chances["by_type"]
+        strike = (0.0 if shield else float(chances["burden"])) + sum(
+            type_odds.get(k, 0.0) for k in types
+        )
+        out["strike_types"] = types
+        out["strike_odds"] = min(1.0, strike)
+        out["bust_odds"] = out["strike_odds"] if strikes >= 1 else 0.0
+        out["pile"] = len(pile)
         return out
     if t in ("tax", "plunder"):
         area = str(action.get("area"))

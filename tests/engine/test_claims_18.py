@@ -37,6 +37,18 @@ def test_18_12_a_claim_needs_the_emperors_religion():
     assert {"type": "play", "card": cid, "target": "gandhara"} in legal  # buddhist
 
 
+def test_18_12_the_same_religion_family_is_enough():
+    """Seed 18.12: "not necessarily the same Church"; the family counts, as in 9.35."""
+    s = turn_of(game(), KUSHAN)
+    cid = holding(s, KUSHAN, "recognition_of_claim")
+    s["areas"]["gandhara"]["religion"] = "vedic"  # Indic, like the Buddhist emperor
+    legal = engine.legal_actions(s, KUSHAN)
+    assert {"type": "play", "card": cid, "target": "gandhara"} in legal
+    s["areas"]["gandhara"]["religion"] = "mazdean"  # Iranian: another family
+    legal = engine.legal_actions(s, KUSHAN)
+    assert {"type": "play", "card": cid, "target": "gandhara"} not in legal
+
+
 def test_18_13_scenario_claims_are_given_at_the_start():
     s = game()
     assert s["areas"]["bactria"]["claims"] == [KUSHAN]

@@ -104,6 +104,18 @@ def test_10_33_owner_of_a_partially_conquered_area_acts_from_it_at_a_penalty(bes
     assert terms(ex)["10.33"] == -1
 
 
+def test_10_33_diplomacy_from_a_partially_conquered_court_takes_the_penalty(besieged):
+    """12.1 and 12.11: diplomacy is a foreign endeavour based in the court."""
+    court = besieged["players"][KUSHAN]["court"]
+    besieged["areas"][court]["partial"] = {"1": {"kashmir": 2}}
+    turn_of(besieged, KUSHAN, hand="diplomacy")
+    ex = rating_of(besieged, KUSHAN, "diplomacy", court, "tarim")
+    assert terms(ex)["10.33"] == -2
+    besieged["areas"][court]["partial"] = {}
+    ex = rating_of(besieged, KUSHAN, "diplomacy", court, "tarim")
+    assert "10.33" not in terms(ex)
+
+
 def test_10_34_owner_taxes_a_partially_conquered_area_normally(besieged):
     turn_of(besieged, KUSHAN)
     legal = engine.legal_actions(besieged, KUSHAN)

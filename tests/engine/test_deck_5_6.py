@@ -37,7 +37,8 @@ def test_5_5_petitions_cost_one_then_two_then_three():
     s = turn_of(game(), KUSHAN)
     p = s["players"][KUSHAN]
     p["influence"] = 10
-    p["deck"]["draw"] = [card(i) for i in range(6)]
+    refs = ["military", "administration", "diplomacy", "architecture", "arts", "philosophy"]
+    p["deck"]["draw"] = [card(i, ref=ref) for i, ref in enumerate(refs)]
     s, _ = engine.apply(s, KUSHAN, {"type": "draw"})
     costs = []
     for _ in range(3):
@@ -94,6 +95,44 @@ def test_5_6_a_burden_shield_cancels_the_first_strike():
     assert s["players"][KUSHAN]["strikes"] == 0
     s, _ = engine.apply(s, KUSHAN, {"type": "petition"})
     assert s["players"][KUSHAN]["strikes"] == 1 and s["step"] == "drawn"
+
+
+def test_5_6_an_advisor_of_a_type_sent_away_is_a_strike():
+    s = turn_of(game(), KUSHAN)
+    p = s["players"][KUSHAN]
+    p["influence"] = 10
+    p["deck"]["draw"] = [card(1), card(2, ref="arts"), card(3), card(4, ref="arts"), card(5)]
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General
+    ex = engine.explain(s, KUSHAN, {"type": "petition"})
+    # Sending the General away: the next draw strikes on a General (2 of 4 left).
+    assert ex["strike_types"] == ["military"] and ex["strike_odds"] == 0.5
+    assert ex["bust_odds"] == 0.0
+    s, _ = engine.apply(s, KUSHAN, {"type": "petition"})  # an Artist: no strike
+    q = s["players"][KUSHAN]
+    assert q["strikes"] == 0 and q["passed"] == ["military"]
+    assert engine.view(s, KUSHAN)["me"]["passed"] == ["military"]
+    assert "passed" not in str(engine.view(s, HAN)["players"][KUSHAN])
+    ex = engine.explain(s, KUSHAN, {"type": "petition"})
+    assert ex["strike_types"] == ["arts", "military"] and ex["strike_odds"] == 1.0
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # a General again: strike 1
+    assert s["players"][KUSHAN]["strikes"] == 1 and s["step"] == "drawn"
+    assert any(e["kind"] == "strike" for e in ev)
+    # The struck advisor may still act; the next petition busts on an Artist or General.
+    assert engine.explain(s, KUSHAN, {"type": "petition"})["bust_odds"] == 1.0
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})
+    assert any(e["kind"] == "bust" for e in ev) and s["step"] == "start"
+
+
+def test_5_6_a_new_year_forgets_the_advisors_sent_away():
+    s = turn_of(game(), KUSHAN)
+    p = s["players"][KUSHAN]
+    p["influence"] = 10
+    p["deck"]["draw"] = [card(1), card(2, ref="arts"), card(3), card(4)]
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})
+    s, _ = engine.apply(s, KUSHAN, {"type": "petition"})
+    s, _ = engine.apply(s, KUSHAN, {"type": "dismiss"})
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General in a new year
+    assert s["players"][KUSHAN]["strikes"] == 0 and s["players"][KUSHAN]["passed"] == []
 
 
 def test_5_3_an_empty_draw_pile_is_reshuffled_from_the_discard():

@@ -179,6 +179,24 @@ def test_22_2_a_failed_conversion_brings_unrest_and_a_check():
     assert any(e["kind"] == "rebellion" for e in ev)
 
 
+def test_12_42_a_failed_conversion_asks_the_rival_tie_holder_before_the_dice():
+    s = turn_of(game(), KUSHAN, hand="philosophy")
+    s["players"][KUSHAN]["emperor"]["statures"]["philosophy"] = 0
+    s["areas"]["sogdia"]["ties"] = [HAN]
+    counters(s, -3)
+    dice(s, 1, 1, skip=1)
+    s2, ev = endeavour(s, KUSHAN, "convert", "sogdia", "sogdia")
+    assert s2["areas"]["sogdia"]["unrest"] and not any(e["kind"] == "rebellion" for e in ev)
+    assert [(p["seat"], p["request"]) for p in engine.pending(s2)] == [(HAN, "waive_tie")]
+    kept, ev = engine.apply(s2, HAN, {"type": "waive_tie", "area": "sogdia", "waive": False})
+    check = [e for e in ev if e["kind"] == "rebellion"][0]
+    assert any(t["rule"] == "12.42" and t["value"] == 2 for t in check["data"]["terms"])
+    waived, ev = engine.apply(s2, HAN, {"type": "waive_tie", "area": "sogdia", "waive": True})
+    check = [e for e in ev if e["kind"] == "rebellion"][0]
+    assert not any(t["rule"] == "12.42" and t["value"] == 2 for t in check["data"]["terms"])
+    assert waived["request"] is None and engine.pending(waived)[0]["seat"] == KUSHAN
+
+
 def test_24_tribute_keeps_the_nomads_away():
     s = turn_of(game(), HAN, hand="diplomacy")
     counters(s, 3)

@@ -41,6 +41,21 @@ def test_19_33_an_heirless_death_breaks_the_line():
     assert s["players"][HAN]["usurped"] == 1
 
 
+def test_19_42_an_heirless_death_discards_the_royal_demesne():
+    s = game()
+    s["players"][HAN]["in_play"] = ["royal_demesne", "iron_weapons"]
+    kept = game()
+    kept["players"][HAN]["in_play"] = ["royal_demesne"]
+    dice(kept, 6, 6)
+    die(kept, HAN, [], "test")  # an heir: the demesne stays
+    assert kept["players"][HAN]["in_play"] == ["royal_demesne"]
+    events: list = []
+    die(s, HAN, events, "test", heirless=True)
+    assert s["players"][HAN]["in_play"] == ["iron_weapons"]
+    assert [c["ref"] for c in s["fate"]["discard"]][-1] == "royal_demesne"
+    assert any(ev["rule"] == "19.42" for ev in events)
+
+
 def test_19_33_a_dynasty_run_out_brings_a_usurper():
     s = game()
     s["players"][KUSHAN]["dynasty_index"] = 1

@@ -209,7 +209,8 @@ export class Decisions {
         if (typeof data?.bust_odds === "number") {
           fill(bust, el("p", { class: "explain-line" }, el("strong", {}, "If you petition: "),
             `${pct(data.bust_odds)} that the petition fails`,
-            typeof data.strike_odds === "number" ? `, ${pct(data.strike_odds)} to draw a burden (a strike)` : "", "."));
+            typeof data.strike_odds === "number" ? `, ${pct(data.strike_odds)} to draw a strike` : "",
+            strikeCause(data.strike_types, this.ctx.meta.advisorNames || {}), "."));
         }
       }).catch(() => {});
     }
@@ -554,3 +555,10 @@ export class Decisions {
 }
 
 export { pct };
+
+/** 5.6: what strikes on the next draw: a burden, or an advisor of a type sent away this year. */
+function strikeCause(types, names) {
+  if (!Array.isArray(types) || !types.length) return " (a burden)";
+  const list = types.map((t) => names[t] || t).join(" or ");
+  return ` (a burden, or a ${list}: you sent that type away this year)`;
+}

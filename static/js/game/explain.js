@@ -99,7 +99,7 @@ export function renderDrawOdds(odds, advisorNames = {}) {
   for (const [k, v] of Object.entries(source)) {
     if (typeof v === "number" && v >= 0 && v <= 1 && k !== "cards") flat[advisorNames[k] || humanize(k)] = v;
   }
-  if (byType && typeof odds.burden === "number") flat["A burden (a strike)"] = odds.burden;
+  if (byType && typeof odds.burden === "number") flat["A burden (a strike, 5.6)"] = odds.burden;
   if (!Object.keys(flat).length) return null;
   const note = [odds.cards !== undefined ? `${odds.cards} cards in the pile` : null,
     odds.reshuffle ? "the discard pile will be reshuffled" : null].filter(Boolean).join("; ");

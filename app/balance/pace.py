@@ -1,0 +1,45 @@
+"""How long a person takes over each decision, to turn bot games into minutes of live play.
+
+Bot games are over in seconds; a designer needs to know how long the same game
+takes a table of people. Each decision is charged the seconds a person who
+knows the rules takes over it: a quick acknowledgement (pass, vote, draw) a few
+seconds, a choice with odds to weigh (a petition, taxation, defense) more, and
+an endeavour, whose target and extra talents are chosen on the map, the most.
+Votes in a parley are cast at once by every voter, so a run of consecutive
+votes is charged once. The figures are a model, stated here so the report can
+say what its minutes mean; they are not measured from players.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SECONDS_BY_ACTION: dict[str, float] = {
+    "draw": 4.0,
+    "dismiss": 4.0,
+    "end_turn": 3.0,
+    "petition": 8.0,
+    "play": 10.0,
+    "choose_slot": 6.0,
+    "endeavour": 25.0,
+    "defend": 10.0,
+    "decline": 3.0,
+    "tax": 12.0,
+    "plunder": 10.0,
+    "recruit": 10.0,
+    "remove_tie": 6.0,
+    "reduce_fort": 6.0,
+    "waive_tie": 5.0,
+    "call_parley": 15.0,
+    "vote": 6.0,
+    "diplo": 8.0,
+}
+DEFAULT_SECONDS = 6.0
+
+
+def seconds_for(action: dict[str, Any], previous: dict[str, Any] | None) -> float:
+    """The seconds a person spends on ``action``, given the action before it."""
+    kind = str(action.get("type", ""))
+    if kind == "vote" and previous is not None and previous.get("type") == "vote":
+        return 0.0  # voters decide at the same time
+    return SECONDS_BY_ACTION.get(kind, DEFAULT_SECONDS)

@@ -1,0 +1,77 @@
+"""`imperial-glory balance`: rotation, intervals and the report it writes (issue 11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.balance.cli import main
+from app.balance.games import plan, rotated_levels
+from app.balance.pace import seconds_for
+from app.balance.stats import percentile, wilson
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    low, high = wilson(5, 10)
+    assert (round(low, 4), round(high, 4)) == (0.2366, 0.7634)
+    low, high = wilson(0, 10)
+    assert low == 0.0 and round(high, 4) == 0.2775
+    low, high = wilson(10, 10)
+    assert round(low, 4) == 0.7225 and high == 1.0
+
+
+def test_percentile_is_nearest_rank() -> None:
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50) == 3.0
+    assert percentile([1.0, 2.0], 90) == 2.0
+    assert percentile([], 50) == 0.0
+
+
+def test_rotation_puts_every_level_on_every_power_equally() -> None:
+    levels = ["strong", "heuristic", "heuristic", "heuristic", "heuristic", "heuristic"]
+    jobs = plan("four_empires", ["a", "b", "c", "d", "e", "f"], levels, 12, seed=1)
+    for seat in range(6):
+        played = [job.levels[seat] for job in jobs]
+        assert played.count("strong") == 2  # 12 games / 6 seats
+    assert rotated_levels(["x", "y"], 2, 0) == ("x", "y")
+    assert rotated_levels(["x", "y"], 2, 1) == ("y", "x")
+    assert [job.seed for job in jobs] == list(range(1, 13))
+
+
+def test_votes_cast_together_are_charged_once() -> None:
+    vote = {"type": "vote", "yes": True}
+    assert seconds_for(vote, None) > 0
+    assert seconds_for(vote, vote) == 0.0
+    assert seconds_for({"type": "endeavour"}, vote) > seconds_for({"type": "draw"}, None)
+
+
+def test_the_command_writes_the_report_and_keeps_the_tuning_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "docs" / "balance.md"
+    args = ["--scenario", "teaching", "--games", "4", "--jobs", "1", "--report", str(report)]
+    assert main([*args, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    teaching = result["scenarios"]["teaching"]
+    assert teaching["games"] == 4 and teaching["errors"] == 0
+    assert sum(p["wins"] for p in teaching["powers"].values()) + teaching["no_winner"] == 4
+    assert teaching["petitions"] > 0 and teaching["mean_live_minutes"] > 0
+    text = report.read_text()
+    assert "| kushan |" in text and "| han |" in text and "petition bust rate" in text
+    png = report.with_name("balance-winrates.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # A designer's note outside the markers survives the next run.
+    report.write_text(text + "\n- 2026-11-24: a hand-written tuning entry.\n")
+    assert main([*args, "--seed", "9"]) == 0
+    rerun = report.read_text()
+    assert "a hand-written tuning entry" in rerun
+    assert "seeds from 9" in rerun and "seeds from 1" not in rerun
+
+
+def test_unknown_level_or_scenario_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--bots", "grandmaster", "--no-report"]) == 2
+    assert main(["--scenario", "atlantis", "--no-report"]) == 2
+    err = capsys.readouterr().err
+    assert "grandmaster" in err and "atlantis" in err
