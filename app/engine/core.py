@@ -199,7 +199,7 @@ def owned(state: State, seat: int) -> list[str]:
     index kept up to date as areas change hands (`memo.owned_index`), not from
     a scan of the map."""
     areas = state["areas"]
-    index = owned_index(areas)
+    index = owned_index(state)
     if index is None:
         return sorted([a for a, s in areas.items() if s["owner"] == seat])
     return index.get(seat, [])[:]
@@ -346,7 +346,7 @@ def loc_costs(state: State, seat: int, origin: str | None = None) -> dict[str, i
     if start is None or start not in g.areas:
         return {}
     areas = state["areas"]
-    index = owned_index(areas)
+    index = owned_index(state)
     mine = (
         tuple(a for a, s in areas.items() if s["owner"] == seat)
         if index is None

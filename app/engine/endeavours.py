@@ -504,7 +504,7 @@ def change_owner(
     area = state["areas"][area_id]
     old = area["owner"]
     area["owner"] = new_owner
-    owner_changed(state["areas"], area_id, old, new_owner)
+    owner_changed(state, area_id, old, new_owner)
     area["partial"] = {}  # 10.38: every other player's partial conquest is removed
     area["convert"] = {}  # 22.21
     area["rebel_of"] = None

@@ -12,12 +12,15 @@ safe:
   it by hand (docs/engine-contract.md, "In place"); states that were never
   tracked (every state `apply` returns, every state a test edits) are never
   memoised. The registry keeps the last `MAX_TRACKED` states.
-- **Owned areas per seat** (`owned_index`): built once per engine call (a
-  `SCOPE`: `apply`, `legal_actions`, `view`, `explain`…) and kept up to date
-  while areas change hands (`owner_changed`), instead of a scan of the map
-  every time a rule asks what a seat owns. Nobody else can change a state in
-  the middle of an engine call, and the memo ends with the call. It lives per
-  thread, so two server threads never see each other's.
+- **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
+  kept up to date while areas change hands (`owner_changed`, from the one
+  place that changes an owner, `endeavours.change_owner`), instead of a scan
+  of the map every time a rule asks what a seat owns. A tracked state keeps
+  its index from move to move; any other state has one for the length of one
+  engine call (a `SCOPE`: `apply`, `legal_actions`, `view`, `explain`…), since
+  nobody else can change a state in the middle of an engine call. The
+  per-call memo lives per thread, so two server threads never see each
+  other's.
 """
 
 from __future__ import annotations
@@ -41,12 +44,15 @@ class Entry:
     """The memo of one tracked state: its legal actions by seat at the current
     position, and the stamp that names the position."""
 
-    __slots__ = ("state", "legal", "stamp")
+    __slots__ = ("state", "legal", "stamp", "owned")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.legal: dict[int, list[dict[str, Any]]] = {}
         self.stamp = next(_STAMPS)
+        # (the areas dict it indexes, owner -> sorted area ids): kept across
+        # calls and moves, brought up to date by `owner_changed`.
+        self.owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
 
     def moved(self) -> None:
         """The state is about to change: a new position, nothing known of it."""
@@ -123,7 +129,7 @@ def detach(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 class _Local(threading.local):
     depth = 0
-    owned: tuple[dict[str, Any], dict[int | None, list[str]]] | None = None
+    owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
 
 
 LOCAL = _Local()
@@ -151,16 +157,8 @@ def scope() -> _Scope:
     return SCOPE
 
 
-def owned_index(areas: dict[str, Any]) -> dict[int | None, list[str]] | None:
-    """Owner -> sorted area ids, for the areas of the state in hand (``None``
-    outside an engine call: then the caller scans)."""
-    local = LOCAL
-    if not local.depth:
-        return None
-    memo = local.owned
-    if memo is not None and memo[0] is areas:
-        return memo[1]
-    index: dict[int | None, list[str]] = {}
+def _index(areas: dict[str, Any]) -> dict[Any, list[str]]:
+    index: dict[Any, list[str]] = {}
     for a_id, a in areas.items():
         owner = a["owner"]
         bucket = index.get(owner)
@@ -170,17 +168,42 @@ def owned_index(areas: dict[str, Any]) -> dict[int | None, list[str]] | None:
             bucket.append(a_id)
     for bucket in index.values():
         bucket.sort()
-    local.owned = (areas, index)
     return index
 
 
-def owner_changed(areas: dict[str, Any], area_id: str, old: Any, new: Any) -> None:
-    """Keep the owned-areas memo true when an area changes hands (7.4)."""
-    memo = LOCAL.owned
-    if memo is None or memo[0] is not areas or old == new:
+def owned_index(state: State) -> dict[Any, list[str]] | None:
+    """Owner -> sorted area ids for the state in hand: kept with a tracked state
+    from move to move, otherwise for the length of the engine call (``None``
+    outside one: then the caller scans)."""
+    areas = state["areas"]
+    entry = _TRACKED.get(id(state))
+    if entry is not None and entry.state is state:
+        memo = entry.owned
+        if memo is None or memo[0] is not areas:
+            memo = entry.owned = (areas, _index(areas))
+        return memo[1]
+    local = LOCAL
+    if not local.depth:
+        return None
+    memo = local.owned
+    if memo is None or memo[0] is not areas:
+        memo = local.owned = (areas, _index(areas))
+    return memo[1]
+
+
+def owner_changed(state: State, area_id: str, old: Any, new: Any) -> None:
+    """Keep the owned-areas memos true when an area changes hands (7.4)."""
+    if old == new:
         return
-    index = memo[1]
-    was = index.get(old)
-    if was is not None and area_id in was:
-        was.remove(area_id)
-    bisect.insort(index.setdefault(new, []), area_id)
+    areas = state["areas"]
+    entry = tracked(state)
+    for memo in (LOCAL.owned, None if entry is None else entry.owned):
+        if memo is None or memo[0] is not areas:
+            continue
+        index = memo[1]
+        was = index.get(old)
+        if was is not None and area_id in was:
+            was.remove(area_id)
+        now = index.setdefault(new, [])
+        if area_id not in now:
+            bisect.insort(now, area_id)
