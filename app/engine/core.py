@@ -7,7 +7,7 @@ from collections import deque
 from typing import Any
 
 from app.engine.content import _OVERRIDE, Content, active, content
-from app.engine.memo import owned_index
+from app.engine.memo import owned_index, tracked
 
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -284,9 +284,20 @@ ADVISOR_NAMES = {
 }
 
 
-def abilities(state: State, seat: int) -> list[dict[str, Any]]:
+def abilities(state: State, seat: int) -> tuple[dict[str, Any], ...]:
     """Every lasting effect working for a seat: notables in its deck (6.4),
-    innovations (6.7) and holding cards played for good (19.4)."""
+    innovations (6.7) and holding cards played for good (19.4). Once per
+    position on a tracked state (`memo`), outside a move."""
+    entry = tracked(state)
+    if entry is None or entry.moving:
+        return _abilities(state, seat)
+    hit = entry.abilities.get(seat)
+    if hit is None:
+        hit = entry.abilities[seat] = _abilities(state, seat)
+    return hit
+
+
+def _abilities(state: State, seat: int) -> tuple[dict[str, Any], ...]:
     g = geo()
     p = player(state, seat)
     out: list[dict[str, Any]] = []
@@ -303,7 +314,7 @@ def abilities(state: State, seat: int) -> list[dict[str, Any]]:
         eff = g.fate.get(held, {}).get("effect")
         if eff:
             out.append(eff)
-    return out
+    return tuple(out)
 
 
 def ability_sum(state: State, seat: int, op: str, endeavour: str | None = None) -> int:

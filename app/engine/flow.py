@@ -752,7 +752,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     if type(seat) is not int or not 0 <= seat < len(state["players"]):
         return []
     entry = memo.tracked(state)
-    if entry is None:
+    if entry is None or entry.moving:
         with memo.scope():
             return _legal_actions(state, seat)
     legal = entry.legal.get(seat)
@@ -1025,10 +1025,13 @@ def apply_in_place(
         token.stamp_after = entry.stamp
     events: list[dict[str, Any]] = []
     try:
+        entry.moving = True
         with memo.scope():
             HANDLERS[act["type"]](state, seat, act, events)
             advance(state, events)
+        entry.moving = False
     except BaseException:
+        entry.moving = False
         if token is not None:
             memo.restore(state, token)
         else:

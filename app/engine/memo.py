@@ -5,8 +5,8 @@ see exactly the JSON they always saw. Two memos, each with a rule that makes it
 safe:
 
 - **Tracked states** (`track`): a state driven in place (`apply_in_place`,
-  `undo`, `clone`) is registered here with its legal actions per seat, computed
-  once per position. Only the engine moves a tracked state, and every move
+  `undo`, `clone`) is registered here with its legal actions and its seats'
+  lasting effects (`core.abilities`), computed once per position. Only the engine moves a tracked state, and every move
   (`moved`, `restore`) drops or swaps the memo, so a hit is always the list
   `legal_actions` would compute. Whoever drives a state in place must not edit
   it by hand (docs/engine-contract.md, "In place"); states that were never
@@ -44,12 +44,17 @@ class Entry:
     """The memo of one tracked state: its legal actions by seat at the current
     position, and the stamp that names the position."""
 
-    __slots__ = ("state", "legal", "stamp", "owned")
+    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.legal: dict[int, list[dict[str, Any]]] = {}
+        # seat -> its lasting effects (core.abilities), for this position.
+        self.abilities: dict[int, tuple[dict[str, Any], ...]] = {}
         self.stamp = next(_STAMPS)
+        # True while `apply_in_place` is changing the state: then no memo of the
+        # position (legal actions, abilities) is read or written.
+        self.moving = False
         # (the areas dict it indexes, owner -> sorted area ids): kept across
         # calls and moves, brought up to date by `owner_changed`.
         self.owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
@@ -57,6 +62,7 @@ class Entry:
     def moved(self) -> None:
         """The state is about to change: a new position, nothing known of it."""
         self.legal = {}
+        self.abilities = {}
         self.stamp = next(_STAMPS)
 
 
@@ -113,6 +119,8 @@ def restore(state: State, token: Undo) -> None:
     token.before = {}
     entry = track(state)
     entry.legal = token.legal  # the position before: its memo holds again
+    entry.abilities = {}
+    entry.moving = False
     entry.stamp = token.stamp_before
 
 

@@ -305,7 +305,7 @@ def _listed(state: State, seat: int, action: dict[str, Any]) -> bool:
     this position of a tracked state (`memo`): then it is open, with no need to
     enumerate the kind's targets again."""
     entry = memo.tracked(state)
-    legal = None if entry is None else entry.legal.get(seat)
+    legal = None if entry is None or entry.moving else entry.legal.get(seat)
     return legal is not None and any(a is action for a in legal)
 
 
