@@ -314,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{'':<24} apply_in_place+undo {figures['us_per_apply_in_place_undo']:.0f} µs  "
                 f"clone {figures['us_per_clone']:.0f} µs  "
-                f"seat_view (bot reads) {figures['us_per_seat_view']:.0f} µs"
+                f"seat_view (bot reads) {figures['us_per_seat_view']:.0f} µs  "
+                f"(CPU: {figures['cpu_us_per_apply_in_place_undo']:.0f}, "
+                f"{figures['cpu_us_per_clone']:.0f}, {figures['cpu_us_per_seat_view']:.0f} µs)"
             )
             if args.rollouts:
                 print(
@@ -324,7 +326,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"{figures['rollouts_moves_each']:.0f} moves each; "
                     f"copying apply: {figures['copying_rollouts_per_s']:.2f}/s), "
                     f"{figures['undo_rollouts_per_s']:.1f} rollouts/s of "
-                    f"{figures['depth']} moves and back (apply_in_place + undo)"
+                    f"{figures['depth']} moves and back (apply_in_place + undo)  "
+                    f"(CPU: {figures['cpu_rollouts_per_s']:.2f}, "
+                    f"copying {figures['cpu_copying_rollouts_per_s']:.2f}, "
+                    f"undo {figures['cpu_undo_rollouts_per_s']:.1f} per s)"
                 )
     result["scenarios"] = per
     result["games_per_s"] = {s: f["games_per_s"] for s, f in per.items()}
