@@ -1019,7 +1019,7 @@ def apply_in_place(
     copies: later moves never change them."""
     act = _check(state, seat, action)
     entry = memo.track(state)
-    token = memo.Undo(state, copy_state(state), entry) if undoable else None
+    token = memo.Undo(state, entry) if undoable else None
     entry.moved()
     if token is not None:
         token.stamp_after = entry.stamp

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import marshal
 import threading
 from typing import Any
 
-from app.engine.clone import copy_json
+from app.engine.clone import copy_areas, copy_json
 from app.engine.errors import EngineError
 
 State = dict[str, Any]
@@ -91,15 +92,27 @@ def forget(state: State) -> None:
 
 
 class Undo:
-    """What `undo` needs to take back one `apply_in_place`: the state as it was
-    (a `clone`), and the stamps before and after, so that tokens are taken back
-    last first and once."""
+    """What `undo` needs to take back one `apply_in_place`: the state as it was,
+    and the stamps before and after, so that tokens are taken back last first
+    and once.
 
-    __slots__ = ("state", "before", "legal", "stamp_before", "stamp_after")
+    The state before is kept as the areas copied by layout plus everything else
+    as ``marshal`` bytes: bytes are one object, not thousands the garbage
+    collector walks again and again while a search holds a long line of
+    tokens, and ``marshal`` keeps key order and tells True from 1."""
 
-    def __init__(self, state: State, before: State, entry: Entry) -> None:
+    __slots__ = ("state", "shell", "areas", "legal", "stamp_before", "stamp_after")
+
+    def __init__(self, state: State, entry: Entry) -> None:
+        areas = state.get("areas")
+        if type(areas) is dict:
+            shell = state.copy()
+            shell["areas"] = None
+            self.areas: dict[str, Any] | None = copy_areas(areas)
+        else:  # pragma: no cover - not a state this engine makes
+            shell, self.areas = state, None
+        self.shell: bytes | None = marshal.dumps(shell)
         self.state: State | None = state
-        self.before = before
         self.legal = entry.legal
         self.stamp_before = entry.stamp
         self.stamp_after = 0
@@ -108,15 +121,19 @@ class Undo:
 def restore(state: State, token: Undo) -> None:
     if not isinstance(token, Undo):
         raise EngineError("That is not an undo token.")
-    if token.state is not state:
+    if token.state is not state or token.shell is None:
         raise EngineError("That undo token belongs to another state (or was used already).")
     entry = tracked(state)
     if entry is not None and entry.stamp != token.stamp_after:
         raise EngineError("Undo the later moves first: tokens are taken back last first.")
+    before: State = marshal.loads(token.shell)
+    if token.areas is not None:
+        before["areas"] = token.areas
     state.clear()
-    state.update(token.before)
+    state.update(before)
     token.state = None
-    token.before = {}
+    token.shell = None
+    token.areas = None
     entry = track(state)
     entry.legal = token.legal  # the position before: its memo holds again
     entry.abilities = {}
