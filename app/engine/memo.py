@@ -11,7 +11,8 @@ safe:
   `legal_actions` would compute. Whoever drives a state in place must not edit
   it by hand (docs/engine-contract.md, "In place"); states that were never
   tracked (every state `apply` returns, every state a test edits) are never
-  memoised. The registry keeps the last `MAX_TRACKED` states.
+  memoised. The registry keeps the last `MAX_TRACKED` states (an evicted one
+  only loses its memo: it is computed again).
 - **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
   kept up to date while areas change hands (`owner_changed`, from the one
   place that changes an owner, `endeavours.change_owner`), instead of a scan
@@ -36,7 +37,10 @@ from app.engine.errors import EngineError
 
 State = dict[str, Any]
 
-MAX_TRACKED = 256
+# A bot's game is one tracked state, a search a root and the line it plays:
+# a few. Each entry holds its state alive, so the registry stays small.
+MAX_TRACKED = 16
+_LOCK = threading.Lock()
 
 _STAMPS = itertools.count(1)
 
@@ -80,15 +84,17 @@ def tracked(state: State) -> Entry | None:
 def track(state: State) -> Entry:
     entry = tracked(state)
     if entry is None:
-        if len(_TRACKED) >= MAX_TRACKED:
-            del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
-        entry = _TRACKED[id(state)] = Entry(state)
+        with _LOCK:
+            while len(_TRACKED) >= MAX_TRACKED:
+                del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
+            entry = _TRACKED[id(state)] = Entry(state)
     return entry
 
 
 def forget(state: State) -> None:
-    if tracked(state) is not None:
-        del _TRACKED[id(state)]
+    with _LOCK:
+        if tracked(state) is not None:
+            del _TRACKED[id(state)]
 
 
 class Undo:
