@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from app import engine
+from app.engine import memo
 from app.engine.errors import EngineError, IllegalAction
 
 from .catalogue import scenarios, seats_of, teaching
@@ -209,3 +210,26 @@ def test_events_in_place_are_detached_from_the_moving_state() -> None:
         )
         kept.append((events, repr(events)))
     assert all(repr(events) == text for events, text in kept)
+
+
+def test_many_states_in_place_at_once_outgrow_the_memo_and_stay_right() -> None:
+    """More states driven in place than the memo keeps: each still plays the
+    copying game (an evicted state only loses its memo)."""
+    scenario = teaching()
+    seats = seats_of(scenario)
+    count = memo.MAX_TRACKED + 5
+    refs = [engine.new_game(scenario, seats, 50 + i) for i in range(count)]
+    lives = [engine.clone(ref) for ref in refs]
+    rngs = [random.Random(i) for i in range(count)]
+    for _ in range(15):
+        for i in range(count):
+            if engine.outcome(refs[i]) is not None:
+                continue
+            seat = engine.pending(refs[i])[0]["seat"]
+            legal = engine.legal_actions(refs[i], seat)
+            assert engine.legal_actions(lives[i], seat) == legal
+            action = rngs[i].choice(legal)
+            refs[i], _ = engine.apply(refs[i], seat, action)
+            engine.apply_in_place(lives[i], seat, action)
+            assert lives[i] == refs[i]
+    assert [engine.state_hash(s) for s in lives] == [engine.state_hash(s) for s in refs]
