@@ -31,6 +31,12 @@ class Settings(BaseSettings):
     smtp_from: str = "imperial-glory@localhost"
     # Webhooks may point at private and loopback addresses (a table on one LAN; tests).
     webhook_allow_private: bool = False
+    # Rate limits, "hits/seconds" (defaults in app/web/ratelimit.py): sign-ups and
+    # password-reset requests per address, chat lines and actions per user.
+    rate_signup: str | None = None
+    rate_chat: str | None = None
+    rate_actions: str | None = None
+    rate_reset: str | None = None
 
     @property
     def is_sqlite(self) -> bool:

@@ -225,6 +225,17 @@ def db(migrated_url: str) -> Iterator[Any]:
 # --------------------------------------------------------------------------- servers
 
 
+#: Test servers sign up many players from one address and play whole games fast:
+#: the production rate limits (app/web/ratelimit.py) are lifted unless a test sets
+#: its own (tests/platform/test_security.py does).
+RELAXED_LIMITS = {
+    "RATE_SIGNUP": "100000/60",
+    "RATE_CHAT": "100000/60",
+    "RATE_ACTIONS": "100000/60",
+    "RATE_RESET": "100000/60",
+}
+
+
 @dataclass
 class LiveServer:
     """A real ``imperial-glory serve`` subprocess."""
@@ -255,7 +266,7 @@ class LiveServer:
     def start(self, timeout: float = 30.0) -> None:
         if not self.port:
             self.port = free_port()
-        env = {**os.environ, **self.env, "DATABASE_URL": self.database_url}
+        env = {**os.environ, **RELAXED_LIMITS, **self.env, "DATABASE_URL": self.database_url}
         env.pop("PORT", None)
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(

@@ -19,21 +19,22 @@ server -> client
    legal_actions, prompts}                   full state (unknown / too far behind)
   {"type":"update","events":[new],"last_seq":M, version, seat, status, view,
    legal_actions, prompts}                   after every change of the game
-  {"type":"ack","req_id":R,"version":V}      the action was applied (or was a retry)
-  {"type":"error","req_id":R,"status":409|422|403|404|400,"reason":"…",
-   "current_version":V?}                     same status and reason as the HTTP API
+  {"type":"ack","req_id":R,"version":V,"replayed":B}  the action was applied (or was a retry)
+  {"type":"error","req_id":R,"status":4xx,"code":"…","reason":"…","field":F?,
+   "current_version":V?}                     same status, code and reason as the HTTP API
   {"type":"ping"} every settings.ws_heartbeat_s; {"type":"pong"} answers a client ping
   {"type":"chat","message":{…}}             a chat line (when the platform publishes chat)
 
-Close codes: 4401 not logged in (private game), 4403 no access, 4404 no such game,
-4408 heartbeat missed, 4429 too slow (send queue full), 1012 server restarting.
+Close codes: 1003 binary frame, 1009 frame over MAX_MESSAGE_BYTES (each after an
+``error``), 1011 server error, 1012 server restarting, 4401 not logged in (private
+game), 4403 no access, 4404 no such game, 4408 heartbeat missed, 4429 too slow (send
+queue full). Frames are parsed by app.web.limits.parse_json (the HTTP bounds).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -49,6 +50,8 @@ from starlette.concurrency import run_in_threadpool
 from app import realtime
 from app.realtime.hub import Connection, encode
 from app.realtime.source import session_cookie_name
+from app.web import ratelimit
+from app.web.limits import MAX_DB_INT, BadJSON, parse_json
 
 log = logging.getLogger("app.realtime.ws")
 
@@ -95,6 +98,9 @@ def _same_origin(websocket: WebSocket, base_url: str) -> bool:
 
 @router.websocket("/ws/games/{game_id}")
 async def game_socket(websocket: WebSocket, game_id: int) -> None:
+    if not 1 <= game_id <= MAX_DB_INT:  # beyond the ids the database can hold
+        await websocket.close(code=4404, reason="no such game")
+        return
     rt = realtime.runtime()
     if rt is None:
         await websocket.close(code=1011, reason="realtime not running")
@@ -169,34 +175,116 @@ class _Session:
     async def _read(self, hub: Any) -> None:
         # The first message is the hello; anything else first counts as "hello, I know nothing".
         try:
-            first = await asyncio.wait_for(self.ws.receive_text(), HELLO_TIMEOUT_S)
+            first = await asyncio.wait_for(self._receive(), HELLO_TIMEOUT_S)
         except TimeoutError:
             self.close_code, self.close_reason = 4408, "no hello"
             return
-        self.last_heard = time.monotonic()
-        message = _parse(first)
-        if message is not None and message.get("type") == "hello":
-            hub.join(self.conn, _int(message, "last_seq"), _int(message, "last_chat_id"))
+        if first is _CLOSE:
+            await self._drain()
+            return
+        if first is not None and first.get("type") == "hello":
+            self._hello(hub, first)
         else:
             hub.join(self.conn, None)
-        if message is not None and message.get("type") != "hello":
-            await self._handle(hub, message)
+        if first is not None and first.get("type") != "hello":
+            await self._handle(hub, first)
         while True:
-            text = await self.ws.receive_text()
-            self.last_heard = time.monotonic()
-            if len(text) > MAX_MESSAGE_BYTES:
-                self._send({"type": "error", "status": 413, "reason": "message too large"})
-                continue
-            message = _parse(text)
-            if message is None:
-                self._send({"type": "error", "status": 400, "reason": "not a JSON object"})
-                continue
-            await self._handle(hub, message)
+            message = await self._receive()
+            if message is _CLOSE:
+                await self._drain()
+                return
+            if message is not None:
+                await self._handle(hub, message)
+
+    async def _receive(self) -> dict[str, Any] | None:
+        """The next frame as a JSON object; None when it was refused with an `error`
+        (the socket stays open); _CLOSE when it was refused and the socket must close
+        (close_code set). Every refusal is logged."""
+        frame = await self.ws.receive()
+        if frame["type"] == "websocket.disconnect":
+            raise WebSocketDisconnect(frame.get("code", 1000))
+        self.last_heard = time.monotonic()
+        text = frame.get("text")
+        if text is None:
+            return self._refuse(
+                400,
+                "binary_frame",
+                "binary frames are not part of the protocol: send JSON text",
+                close=CLOSE_UNSUPPORTED,
+            )
+        if len(text) > MAX_MESSAGE_BYTES:
+            return self._refuse(
+                413,
+                "message_too_large",
+                f"a message is at most {MAX_MESSAGE_BYTES} bytes",
+                close=CLOSE_TOO_BIG,
+            )
+        try:
+            message = parse_json(text)
+        except BadJSON as exc:
+            code = "not_json" if exc.code == "malformed_json" else exc.code
+            status = 400 if code == "not_json" else 422
+            return self._refuse(status, code, str(exc), field=exc.field)
+        if not isinstance(message, dict):
+            return self._refuse(400, "not_an_object", "not a JSON object")
+        if not isinstance(message.get("type"), str):
+            return self._refuse(
+                422,
+                "invalid",
+                "type: a message needs a string `type`",
+                field="type",
+                req_id=_req_id(message),
+            )
+        return message
+
+    def _refuse(
+        self,
+        status: int,
+        code: str,
+        reason: str,
+        close: int | None = None,
+        field: str | None = None,
+        req_id: Any = None,
+    ) -> Any:
+        log.warning(
+            "ws game %s user %s: refused a frame (%s %s)%s",
+            self.conn.game_id,
+            self.conn.user_id,
+            status,
+            code,
+            f", closing {close}" if close else "",
+        )
+        error: dict[str, Any] = {"type": "error", "status": status, "code": code, "reason": reason}
+        if field:
+            error["field"] = field
+        if req_id is not None:
+            error["req_id"] = req_id
+        self._send(error)
+        if close is None:
+            return None
+        self.close_code, self.close_reason = close, reason[:120]
+        return _CLOSE
+
+    async def _drain(self, timeout: float = 1.0) -> None:
+        """Let the writer send what is queued (the `error` explaining a close) first."""
+        deadline = time.monotonic() + timeout
+        while not self.conn.queue.empty() and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.02)
+
+    def _hello(self, hub: Any, message: dict[str, Any]) -> None:
+        for key in ("last_seq", "last_chat_id"):
+            value = message.get(key)
+            if value is not None and _int(message, key) is None:
+                self._refuse(
+                    422, "invalid", f"{key}: null or an integer 0 … {MAX_DB_INT}", field=key
+                )
+        hub.join(self.conn, _int(message, "last_seq"), _int(message, "last_chat_id"))
 
     async def _handle(self, hub: Any, message: dict[str, Any]) -> None:
         kind = message.get("type")
         if kind == "hello":
-            hub.join(self.conn, _int(message, "last_seq"), _int(message, "last_chat_id"))
+            self._hello(hub, message)
         elif kind == "ping":
             self._send({"type": "pong"})
         elif kind == "pong":
@@ -204,17 +292,16 @@ class _Session:
         elif kind == "action":
             await self._action(message)
         else:
-            self._send(
-                {
-                    "type": "error",
-                    "req_id": message.get("req_id"),
-                    "status": 400,
-                    "reason": f"unknown message type {kind!r}",
-                }
+            self._refuse(
+                400,
+                "unknown_type",
+                f"unknown message type {str(kind)[:40]!r}",
+                field="type",
+                req_id=_req_id(message),
             )
 
     async def _action(self, message: dict[str, Any]) -> None:
-        req_id = message.get("req_id")
+        req_id = _req_id(message)
         if self.conn.user_id is None:
             self._send(
                 {"type": "error", "req_id": req_id, "status": 403, "reason": "log in to play"}
@@ -223,14 +310,42 @@ class _Session:
         rt = realtime.runtime()
         if rt is None:
             return
-        result = await anyio.to_thread.run_sync(
-            rt.source.submit,
-            self.conn.game_id,
-            self.conn.user_id,
-            message,
-            self.token,
-            limiter=_submit_limiter(),
-        )
+        try:
+            ratelimit.limiter().hit("actions", self.conn.user_id)
+        except ratelimit.RateLimited as exc:
+            self._send(
+                {
+                    "type": "error",
+                    "req_id": req_id,
+                    "status": 429,
+                    **exc.to_json(),
+                    "reason": exc.message,
+                }
+            )
+            return
+        try:
+            result = await anyio.to_thread.run_sync(
+                rt.source.submit,
+                self.conn.game_id,
+                self.conn.user_id,
+                message,
+                self.token,
+                limiter=_submit_limiter(),
+            )
+        except Exception:
+            log.exception("ws game %s user %s: action failed", self.conn.game_id, self.conn.user_id)
+            self._send(
+                {
+                    "type": "error",
+                    "req_id": req_id,
+                    "status": 500,
+                    "code": "server_error",
+                    "reason": "the server failed on this action; nothing was applied",
+                }
+            )
+            self.close_code, self.close_reason = 1011, "server error"
+            await self._drain()
+            raise
         reply: dict[str, Any] = {"req_id": req_id, **result}
         self._send(reply)
 
@@ -246,17 +361,26 @@ class _Session:
         self.conn.offer(encode(message))
 
 
-def _parse(text: str) -> dict[str, Any] | None:
-    try:
-        message = json.loads(text)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
+#: returned by _receive when the frame was refused and the socket must close
+_CLOSE: Any = object()
+#: close codes for frames that are not protocol messages (RFC 6455 7.4.1)
+CLOSE_UNSUPPORTED = 1003  # a binary frame
+CLOSE_TOO_BIG = 1009  # more than MAX_MESSAGE_BYTES
+
+
+def _req_id(message: dict[str, Any]) -> Any:
+    """The client's req_id, echoed only when it is a short string or a small number."""
+    value = message.get("req_id")
+    if isinstance(value, str) and len(value) <= 128:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_DB_INT:
+        return value
+    return None
 
 
 def _int(message: dict[str, Any], key: str) -> int | None:
     value = message.get(key)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DB_INT:
         return None
     return value
 

@@ -1,8 +1,12 @@
-"""Accounts: sign up, log in (argon2, throttled), sessions, log out."""
+"""Accounts: sign up, log in (argon2, throttled), sessions, log out (here or
+everywhere), password change and reset by e-mail, account deletion."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
+import logging
 import re
 import secrets
 from datetime import datetime, timedelta
@@ -14,8 +18,10 @@ from sqlalchemy.orm import Session
 
 from app.services import webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
-from app.store.models import LoginFailure, User, UserSession
+from app.store.models import Game, LoginFailure, Seat, User, UserSession
 from app.store.types import utcnow
+
+log = logging.getLogger(__name__)
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_-]{3,32}$")
 MIN_PASSWORD = 8
@@ -36,9 +42,10 @@ def hash_token(token: str) -> str:
 
 def check_username(username: str) -> str:
     username = username.strip()
-    if not USERNAME_RE.match(username):
+    if not USERNAME_RE.match(username) or username.lower().startswith("deleted-"):
         raise Invalid(
-            "A username is 3 to 32 letters, digits, '-' or '_'.",
+            "A username is 3 to 32 letters, digits, '-' or '_' (and does not start "
+            "with 'deleted-').",
             code="bad_username",
             field="username",
         )
@@ -100,15 +107,11 @@ def authenticate(db: Session, username: str, password: str, ip: str) -> User:
         minutes = int(THROTTLE_WINDOW.total_seconds() // 60)
         raise Throttled(
             f"Too many failed log-ins for this name from your address; "
-            f"try again in {minutes} minutes."
+            f"try again in {minutes} minutes.",
+            retry_after=int(THROTTLE_WINDOW.total_seconds()),
         )
     user = db.scalar(select(User).where(User.username_key == key))
-    ok = False
-    if user is not None:
-        try:
-            ok = _hasher.verify(user.password_hash, password)
-        except (VerificationError, InvalidHashError):
-            ok = False
+    ok = user is not None and verify_password(user, password)
     if not ok or user is None:
         db.add(LoginFailure(username_key=key, ip=ip, created_at=now))
         db.flush()
@@ -145,6 +148,160 @@ def session_for_token(db: Session, token: str | None) -> UserSession | None:
 def logout(db: Session, token: str | None) -> None:
     if token:
         db.execute(delete(UserSession).where(UserSession.token_hash == hash_token(token)))
+
+
+def fresh_session(
+    db: Session, user: User, days: int, previous_token: str | None
+) -> tuple[str, UserSession]:
+    """Log in with a NEW session token, ending whatever session the request came with
+    (no session fixation: a token planted or seen before the log-in is worthless after)."""
+    logout(db, previous_token)
+    return create_session(db, user, days)
+
+
+def logout_everywhere(db: Session, user_id: int) -> int:
+    """End every session of this user (every browser and device). Returns how many."""
+    result = db.execute(delete(UserSession).where(UserSession.user_id == user_id))
+    return getattr(result, "rowcount", 0) or 0
+
+
+def verify_password(user: User, password: str) -> bool:
+    try:
+        return bool(_hasher.verify(user.password_hash, password))
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def change_password(
+    db: Session, user: User, current: str, new: str, days: int
+) -> tuple[str, UserSession]:
+    """Set a new password (the current one must be right). Every session ends, other
+    devices included; the caller gets a fresh one for this browser."""
+    if not verify_password(user, current):
+        raise Invalid(
+            "Your current password is not right.",
+            code="wrong_password",
+            field="current_password",
+        )
+    check_password(new)
+    user.password_hash = hash_password(new)
+    logout_everywhere(db, user.id)
+    db.flush()
+    return create_session(db, user, days)
+
+
+# --------------------------------------------------------------------------- reset by e-mail
+
+#: a reset link works this long, and once
+RESET_VALID = timedelta(hours=1)
+
+
+def _reset_signature(user: User, expires: int) -> str:
+    # Keyed with the user's current password hash (random salt + hash, never sent
+    # anywhere): the token dies as soon as the password changes, which makes it
+    # single-use, and nobody without the database can forge one.
+    key = hashlib.sha256(f"reset|{user.password_hash}".encode()).digest()
+    mac = hmac.new(key, f"{user.id}.{expires}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def reset_token(user: User, now: datetime | None = None) -> str:
+    """`<user id>.<expiry, unix seconds>.<signature>`: valid RESET_VALID, once."""
+    expires = int(((now or utcnow()) + RESET_VALID).timestamp())
+    return f"{user.id}.{expires}.{_reset_signature(user, expires)}"
+
+
+def request_reset(db: Session, who: str) -> tuple[User, str] | None:
+    """The user named (by username or e-mail) and a reset token for them, when they
+    have an e-mail address to send it to; None otherwise (the caller answers the
+    same either way, so nobody learns which names or addresses exist)."""
+    who = who.strip()
+    if not who:
+        return None
+    if "@" in who:
+        user = db.scalar(select(User).where(func.lower(User.email) == who.lower()).limit(1))
+    else:
+        user = db.scalar(select(User).where(User.username_key == who.lower()[:64]))
+    if user is None or not user.email or user.password_hash == DELETED_HASH:
+        return None
+    return user, reset_token(user)
+
+
+def reset_password(db: Session, token: str, new: str, now: datetime | None = None) -> User:
+    """Set the password from an e-mailed token. Every session of the user ends."""
+    bad = Invalid(
+        "This reset link is not valid: it was used already, has expired or was mistyped. "
+        "Ask for a new one.",
+        code="bad_reset_token",
+        field="token",
+    )
+    parts = token.strip().split(".")
+    if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit():
+        raise bad
+    user_id, expires = int(parts[0]), int(parts[1])
+    if user_id > 2**31 - 1 or expires < (now or utcnow()).timestamp():
+        raise bad
+    user = db.get(User, user_id)
+    if user is None or user.password_hash == DELETED_HASH:
+        raise bad
+    if not hmac.compare_digest(parts[2], _reset_signature(user, expires)):
+        raise bad
+    check_password(new)
+    user.password_hash = hash_password(new)
+    logout_everywhere(db, user.id)
+    db.execute(delete(LoginFailure).where(LoginFailure.username_key == user.username_key))
+    db.flush()
+    return user
+
+
+# --------------------------------------------------------------------------- deletion
+
+#: the password hash of a deleted account: no password verifies against it
+DELETED_HASH = "!deleted"
+
+
+def delete_account(db: Session, user: User, password: str) -> list[tuple[int, int]]:
+    """Delete an account, keeping the records of its games intact.
+
+    The user row stays (games, actions and chat lines refer to it) but loses
+    everything personal: the name becomes ``deleted-<id>``, the e-mail, webhook and
+    password go, every session ends. Lobby games: the seat is freed (a game it hosts
+    is cancelled). Running games: a stand-in bot plays the seat to the end. Finished
+    games and their records are untouched (they show the new name).
+
+    Returns (game_id, version) of the games changed, to publish after the commit."""
+    from app.services import gamelog, lobby, play
+
+    if not verify_password(user, password):
+        raise Invalid("Your password is not right.", code="wrong_password", field="password")
+    changed: list[tuple[int, int]] = []
+    game_ids = db.scalars(
+        select(Seat.game_id)
+        .join(Game, Game.id == Seat.game_id)
+        .where(Seat.user_id == user.id, Game.status.in_(("lobby", "active")))
+    ).all()
+    for game_id in sorted(set(game_ids)):
+        game = gamelog.lock_game(db, game_id)
+        if game.status == "lobby":
+            lobby.leave(db, game, user)
+        elif game.status == "active":
+            seat = lobby.seat_of(game, user.id)
+            if seat is not None and seat.standin is None:
+                seat.standin = play.STANDIN_LEVEL
+                play.after_change(db, game, gamelog.load_state(game), acted=set(), now=utcnow())
+        changed.append((game.id, game.version))
+    old_key = user.username_key
+    user.username = user.username_key = f"deleted-{user.id}"
+    user.password_hash = DELETED_HASH
+    user.email = None
+    user.webhook_url = None
+    user.notify_turns = False
+    user.daily_digest = False
+    logout_everywhere(db, user.id)
+    db.execute(delete(LoginFailure).where(LoginFailure.username_key == old_key))
+    db.flush()
+    log.info("account %s deleted (anonymised)", user.id)
+    return changed
 
 
 def update_preferences(

@@ -124,6 +124,37 @@ class SeatSpec:
     bot_level: str | None = None
 
 
+#: the engine options a game may set (their types and ranges: app/web/schemas.py
+#: GameOptions, enforced at the edge; the scenario's bounds are checked here)
+OPTION_KEYS = ("end_turn", "rounds")
+
+
+def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) -> dict[str, Any]:
+    """The options to store, once the engine has set up a game with them and this many
+    seats: a game is never created that could not start (422 naming the option)."""
+    from app import engine
+    from app.engine.errors import BadSetup
+
+    unknown = sorted(set(options) - set(OPTION_KEYS))
+    if unknown:
+        raise Invalid(f"There is no option {unknown[0]!r}.", field=f"options.{unknown[0]}")
+    turns = int(s.get("turns", 4))
+    end_turn = options.get("end_turn", 1)
+    if not isinstance(end_turn, int) or not 1 <= end_turn <= turns:
+        raise Invalid(
+            f"options.end_turn: {s.get('name', s['id'])} has {turns} turns; "
+            f"end_turn is 1 to {turns}.",
+            field="options.end_turn",
+        )
+    low, high = seat_bounds(s)
+    powers = [p["id"] for p in s["powers"]][: min(max(seats, low), high)]
+    try:
+        engine.new_game(s["id"], powers, 0, options)
+    except (BadSetup, TypeError, ValueError) as exc:
+        raise Invalid(f"options: {exc}", field="options") from exc
+    return options
+
+
 def create_game(
     db: Session,
     host: User,
@@ -157,7 +188,7 @@ def create_game(
         host_id=host.id,
         public=public,
         pace=pace,
-        options=dict(options or {}),
+        options=startable_options(s, len(seats), dict(options or {})),
         version=1,
         deadlines={},
     )

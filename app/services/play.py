@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, lobby, orders
+from app.services import gamelog, idempotency, lobby, orders
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.store.models import Action, Event, Game, Seat, Snapshot
 from app.store.types import utcnow
@@ -69,10 +69,10 @@ def submit_action(
                 Action.game_id == game.id, Action.idempotency_key == idempotency_key
             )
         )
-        if prior is not None:
-            if prior.user_id != user_id or prior.result is None:
-                raise Conflict("That idempotency key was already used for another action.")
-            return ActionResult(**{**prior.result, "replayed": True})
+        if prior is not None:  # a retry, or a reused key (app/services/idempotency.py)
+            fp = idempotency.fingerprint(prior.seat, expected_version, action)
+            saved = idempotency.replay_of(prior.user_id, prior.result, user_id, fp)
+            return ActionResult(**{**saved, "replayed": True})
     if game.status != "active":
         raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
     seat = lobby.seat_of(game, user_id)
@@ -103,7 +103,10 @@ def submit_action(
         if gamelog.visible(ev.get("to"), seat.index)
     ]
     result = ActionResult(game.id, game.version, row.seq, game.status, mine)
-    row.result = {k: v for k, v in result.to_json().items() if k != "replayed"}
+    row.result = idempotency.stamped(
+        {k: v for k, v in result.to_json().items() if k != "replayed"},
+        idempotency.fingerprint(seat.index, expected_version, action),
+    )
     db.flush()
     return result
 

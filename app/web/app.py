@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
@@ -29,7 +32,10 @@ from app.realtime.ws import router as realtime_router
 from app.services import accounts, deadlines, notifications
 from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker, session_scope
+from app.web import ratelimit
 from app.web.deps import publish
+from app.web.limits import BodyLimits
+from app.web.ratelimit import retry_after
 from app.web.routes import api, health, pages
 from app.web.routes import play as play_pages
 
@@ -97,25 +103,65 @@ async def service_error(request: Request, exc: Exception) -> Response:
     if wants_page(request):
         from app.web.templating import render
 
-        return render(request, "error.html", {"message": exc.message}, None, exc.status)
-    return JSONResponse(exc.to_json(), status_code=exc.status)
+        page = render(request, "error.html", {"message": exc.message}, None, exc.status)
+        page.headers.update(retry_after(exc))
+        return page
+    return JSONResponse(exc.to_json(), status_code=exc.status, headers=retry_after(exc))
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
-    """A page for a person's browser; FastAPI's usual JSON answer otherwise."""
-    if wants_page(request):
+    """404: a page for a person's browser. Any HTTP error otherwise: FastAPI's JSON
+    answer plus a `code`."""
+    if wants_page(request) and getattr(exc, "status_code", 0) == 404:
         from app.web.templating import render
 
         message = "There is no such page."
         return render(request, "error.html", {"message": message}, None, 404)
     assert isinstance(exc, StarletteHTTPException)
-    return await http_exception_handler(request, exc)
+    response = await http_exception_handler(request, exc)
+    if response.status_code < 400 or response.media_type != "application/json":
+        return response
+    # Every error of the API has a `code` (docs/api.md, "Errors").
+    code = HTTP_CODES.get(exc.status_code, "http_error")
+    body = {"detail": exc.detail, "code": code}
+    return JSONResponse(body, status_code=exc.status_code, headers=dict(exc.headers or {}))
 
 
+HTTP_CODES = {
+    400: "bad_request",
+    401: "not_logged_in",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
+
+
+#: No inline script anywhere (templates load static/js files; data rides in
+#: <script type="application/json"> blocks, which are not executed). Inline styles
+#: stay allowed: the map sets style attributes as it draws.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 SECURITY_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
 }
 
 
@@ -141,6 +187,55 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def _field_of(loc: Any) -> str:
+    """("body", "options", "end_turn") -> "options.end_turn"; the first part (body,
+    query, path) is dropped, list indexes shown as [i]."""
+    parts = list(loc)[1:] if len(loc) > 1 else list(loc)
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """An echoed input made JSON-safe: no NaN/inf, nothing huge."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int | float | bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return value[:200]
+    return repr(value)[:200]
+
+
+async def validation_error(request: Request, exc: Exception) -> Response:
+    """422 for a body, query or path that does not fit its schema: FastAPI's ``detail``
+    list (loc/msg/type), plus ``code`` and ``field`` (the first offending field) like
+    every other error. Inputs are echoed only when JSON-safe (a NaN once made this a 500)."""
+    assert isinstance(exc, RequestValidationError)
+    if wants_page(request):
+        from app.web.templating import render
+
+        if request.method in ("GET", "HEAD"):  # a mistyped address: /games/abc
+            return render(request, "error.html", {"message": "There is no such page."}, None, 404)
+        names = ", ".join(sorted({_field_of(e.get("loc", ())) for e in exc.errors()}))
+        message = f"The form could not be read ({names}); go back and try again."
+        return render(request, "error.html", {"message": message}, None, 422)
+    errors = []
+    for err in exc.errors():
+        item = {k: err[k] for k in ("type", "loc", "msg") if k in err}
+        item["loc"] = list(item.get("loc", ()))
+        if "input" in err:
+            item["input"] = _plain(err["input"])
+        if isinstance(err.get("ctx"), dict):
+            item["ctx"] = {k: _plain(v) for k, v in err["ctx"].items()}
+        errors.append(item)
+    first = errors[0] if errors else {}
+    field = _field_of(first.get("loc", ()))
+    body = {"detail": errors, "code": "invalid_request", "field": field or None}
+    return JSONResponse(body, status_code=422)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(
@@ -150,10 +245,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    ratelimit.configure(
+        {
+            "signup": settings.rate_signup,
+            "chat": settings.rate_chat,
+            "actions": settings.rate_actions,
+            "reset": settings.rate_reset,
+        }
+    )
     app.state.engine = make_engine(settings.database_url)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)
-    app.add_exception_handler(404, not_found)
+    app.add_exception_handler(StarletteHTTPException, not_found)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(health.router)

@@ -6,6 +6,40 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.web.limits import MAX_DB_INT
+
+#: the engine's bounds on a game's options (app/engine/flow.py new_game)
+MAX_ROUNDS = 8
+MAX_END_TURN = 16
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx of the API: ``detail`` (a sentence; for a request that does not fit
+    its schema, FastAPI's list of ``{loc, msg, type}``), a machine-readable ``code``,
+    and ``field`` (the dotted name of the offending input) when one is to blame.
+    Some errors add context: ``current_version`` (409 stale_version), ``retry_after``
+    (429, also the Retry-After header), ``status`` (409 when a game is not running)."""
+
+    model_config = ConfigDict(extra="allow")
+    detail: str | list[dict[str, Any]]
+    code: str
+    field: str | None = None
+
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text}
+    for status, text in {
+        400: "Bad request",
+        401: "Not logged in (or the session ended)",
+        403: "Forbidden (CSRF token missing or wrong; private game; no seat)",
+        404: "No such game (or other thing)",
+        409: "Conflict (stale_version with current_version; a taken name; a game not running)",
+        413: "Body larger than 64 KiB",
+        422: "Invalid input: `field` names it",
+        429: "Rate limited: wait Retry-After seconds",
+    }.items()
+}
+
 
 class Credentials(BaseModel):
     username: str = Field(min_length=1, max_length=64, examples=["livia"])
@@ -16,13 +50,50 @@ class SignupBody(Credentials):
     email: str | None = Field(default=None, max_length=254)
 
 
+class PasswordChangeBody(BaseModel):
+    current_password: str = Field(min_length=1, max_length=256)
+    new_password: str = Field(min_length=1, max_length=256)
+
+
+class ResetRequestBody(BaseModel):
+    who: str = Field(min_length=1, max_length=254, description="your username or e-mail address")
+
+
+class ResetBody(BaseModel):
+    token: str = Field(min_length=1, max_length=200, description="from the e-mailed link")
+    new_password: str = Field(min_length=1, max_length=256)
+
+
+class DeleteAccountBody(BaseModel):
+    password: str = Field(min_length=1, max_length=256, description="your password, again")
+
+
 class SeatBody(BaseModel):
     kind: Literal["human", "bot"] = "human"
-    bot_level: str | None = Field(default=None, examples=["heuristic"])
+    bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])
+
+
+class GameOptions(BaseModel):
+    """Engine options of a new game. Unknown keys are refused; omitted ones take the
+    scenario's value. ``end_turn`` is further capped by the scenario's ``turns``
+    (``GET /api/scenarios``), checked when the game is created."""
+
+    model_config = ConfigDict(extra="forbid")
+    end_turn: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_END_TURN,
+        description="play only up to this turn (1 … the scenario's `turns`)",
+    )
+    rounds: int | None = Field(
+        default=None, ge=1, le=MAX_ROUNDS, description="rounds per turn (1 … 8)"
+    )
 
 
 class CreateGameBody(BaseModel):
-    scenario: str | None = Field(default=None, description="default: the teaching scenario")
+    scenario: str | None = Field(
+        default=None, max_length=64, description="default: the teaching scenario"
+    )
     seats: list[SeatBody] = Field(
         default_factory=lambda: [
             SeatBody(kind="human"),
@@ -34,22 +105,28 @@ class CreateGameBody(BaseModel):
     )
     pace: Literal["live", "24h", "72h"] = "live"
     public: bool = True
-    power: str | None = Field(default=None, description="the host's power; None = random")
-    options: dict[str, Any] = Field(
-        default_factory=dict, description='engine options, e.g. {"end_turn": 3}'
+    power: str | None = Field(
+        default=None, max_length=64, description="the host's power; None = random"
+    )
+    options: GameOptions = Field(
+        default_factory=GameOptions, description='engine options, e.g. {"end_turn": 3}'
     )
 
 
 class JoinBody(BaseModel):
-    power: str | None = Field(default=None, description="a power id, or null for a random one")
-    seat: int | None = Field(
-        default=None, ge=0, description="a seat index, or null for the first empty"
+    power: str | None = Field(
+        default=None, max_length=64, description="a power id, or null for a random one"
     )
-    code: str | None = Field(default=None, description="the invite code (private games)")
+    seat: int | None = Field(
+        default=None, ge=0, le=63, description="a seat index, or null for the first empty"
+    )
+    code: str | None = Field(
+        default=None, max_length=64, description="the invite code (private games)"
+    )
 
 
 class BotBody(BaseModel):
-    bot_level: str | None = Field(default=None, examples=["heuristic"])
+    bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])
 
 
 class ActionModel(BaseModel):
@@ -61,7 +138,9 @@ class ActionModel(BaseModel):
 
 class ActionBody(BaseModel):
     action: ActionModel
-    expected_version: int = Field(ge=0, description="the `version` your view was built on")
+    expected_version: int = Field(
+        ge=0, le=MAX_DB_INT, description="the `version` your view was built on"
+    )
     idempotency_key: str = Field(
         min_length=1, max_length=128, description="unique per attempt; retry with the same key"
     )
@@ -83,7 +162,7 @@ class PreferencesBody(BaseModel):
 class DefendOrder(BaseModel):
     mode: Literal["decline", "defend"]
     min_population: int = Field(default=1, ge=1, le=3)
-    max_talents: int = Field(default=0, ge=0)
+    max_talents: int = Field(default=0, ge=0, le=MAX_DB_INT)
 
 
 class OrdersBody(BaseModel):
@@ -95,4 +174,6 @@ class OrdersBody(BaseModel):
 
 
 class UndoBody(BaseModel):
-    expected_version: int = Field(ge=0, description="the version your view was built on")
+    expected_version: int = Field(
+        ge=0, le=MAX_DB_INT, description="the version your view was built on"
+    )

@@ -6,7 +6,9 @@ download a browser). The flags are the ones this project's machines need."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +21,22 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
 )
 # The marks of a test module that plays on the real server in the browser.
 BROWSER_MARKS = [pytest.mark.browser, pytest.mark.slow, NEEDS_CHROMIUM]
+
+
+def wait_js(page: Any, expression: str, timeout: float = 15_000) -> None:
+    """Like ``page.wait_for_function(expression, timeout=ms)``, polled from Python.
+
+    Playwright's wait_for_function compiles its string with eval() inside the page,
+    which the site's Content-Security-Policy (script-src 'self', no 'unsafe-eval')
+    refuses; ``page.evaluate`` runs through the debugger protocol and is not subject
+    to it. So the pages are tested under their real CSP."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeout(f"timed out after {timeout} ms waiting for {expression}")
+        time.sleep(0.05)
 
 
 def artifact(name: str) -> Path:

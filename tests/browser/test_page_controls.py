@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .chromium import BROWSER_MARKS, artifact
+from .chromium import BROWSER_MARKS, artifact, wait_js
 
 pytestmark = BROWSER_MARKS
 
@@ -54,7 +54,7 @@ def open_page(
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"/games/{game_id}")
-    page.wait_for_function("(document.body.dataset.version || '') !== ''")  # the view is drawn
+    wait_js(page, "(document.body.dataset.version || '') !== ''")  # the view is drawn
     return context, page, errors
 
 
@@ -124,14 +124,14 @@ def test_undo_takes_a_decision_back_and_a_refusal_is_said_in_words(
         page.locator(
             f'#decide-body button.act[data-action="choose_slot"][data-slot="{slot["slot"]}"]'
         ).first.click()
-        page.wait_for_function(f"Number(document.body.dataset.version) > {before['version']}")
+        wait_js(page, f"Number(document.body.dataset.version) > {before['version']}")
         chosen = mover.view(game_id)
         assert chosen["legal_actions"] != offered, "the choice was not taken"
         assert chosen["can_undo"] is True and before["can_undo"] is False
 
         undo = page.locator('#undo-box button[data-control="undo"]')
         undo.click()
-        page.wait_for_function(f"Number(document.body.dataset.version) > {chosen['version']}")
+        wait_js(page, f"Number(document.body.dataset.version) > {chosen['version']}")
         page.locator("#log-list li", has_text="takes back their last decision").first.wait_for()
         after = mover.view(game_id)
         assert after["legal_actions"] == offered, "the decision was not taken back"
@@ -188,7 +188,7 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
         shot(page, "standin.png")
         version = player.view(game_id)["version"]
         banner.get_by_role("button", name="Take my seat back").click()
-        page.wait_for_function(f"Number(document.body.dataset.version) > {version}")
+        wait_js(page, f"Number(document.body.dataset.version) > {version}")
         banner.wait_for(state="hidden")
         view = player.view(game_id)
         assert not view["seats"][stood_in]["standin"]
@@ -274,31 +274,31 @@ def test_a_finished_game_is_stepped_through_with_every_hand_shown(
     try:
         page.goto(f"/games/{game_id}/replay")
         bar = page.locator("#replay-bar")
-        page.wait_for_function("document.body.dataset.step === '0'")
+        wait_js(page, "document.body.dataset.step === '0'")
         assert f"Step 0 of {steps}" in bar.inner_text()
         assert "The setup" in bar.locator(".replay-what").inner_text()
         assert bar.locator('[data-replay="back"]').is_disabled()
         page.locator("#map svg .area").first.wait_for()
 
         bar.locator('[data-replay="forward"]').click()
-        page.wait_for_function("document.body.dataset.step === '1'")
+        wait_js(page, "document.body.dataset.step === '1'")
         first = alice.http.get(f"/api/games/{game_id}/replay", params={"step": 1}).json()
         who = bar.locator(".replay-what").inner_text()
         assert who.split(":")[0].strip() != "" and "setup" not in who
         assert first["replay"]["action"]["action"]["type"].replace("_", " ") in who.lower()
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("document.body.dataset.step === '2'")
+        wait_js(page, "document.body.dataset.step === '2'")
         page.keyboard.press("ArrowLeft")
-        page.wait_for_function("document.body.dataset.step === '1'")
+        wait_js(page, "document.body.dataset.step === '1'")
         page.keyboard.press("End")
-        page.wait_for_function(f"document.body.dataset.step === '{steps}'")
+        wait_js(page, f"document.body.dataset.step === '{steps}'")
         assert bar.locator('[data-replay="forward"]').is_disabled()
         assert page.url.endswith(f"#step={steps}")
         # the log as it stood at the end, with the final scores' lines
         assert page.locator("#log-list li").count() > 5
         # The rival bot's hand, shown now that the game is over.
         bar.locator("select.replay-seat").select_option("1")
-        page.wait_for_function(f"document.body.dataset.step === '{steps}'")
+        wait_js(page, f"document.body.dataset.step === '{steps}'")
         page.locator("#mine", has_text="Draw pile").wait_for()
         theirs = alice.http.get(
             f"/api/games/{game_id}/replay", params={"step": steps, "seat": 1}
@@ -307,7 +307,7 @@ def test_a_finished_game_is_stepped_through_with_every_hand_shown(
         shot(page, "replay.png")
         # A shared link opens at its step.
         page.goto(f"/games/{game_id}/replay#step=5")
-        page.wait_for_function("document.body.dataset.step === '5'")
+        wait_js(page, "document.body.dataset.step === '5'")
         assert not errors, errors
     finally:
         context.close()

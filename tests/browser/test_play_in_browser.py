@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from .chromium import BROWSER_MARKS, artifact
+from .chromium import BROWSER_MARKS, artifact, wait_js
 
 pytestmark = BROWSER_MARKS
 
@@ -79,8 +79,10 @@ def css_value(value: Any) -> str:
 
 def wait_version_after(person: Person, game_id: int, version: int, timeout: float = 15.0) -> None:
     """Wait until the page shows a newer version than `version` (pushed or polled)."""
-    person.page.wait_for_function(
-        f"Number(document.body.dataset.version || -1) > {version}", timeout=timeout * 1000
+    wait_js(
+        person.page,
+        f"Number(document.body.dataset.version || -1) > {version}",
+        timeout=timeout * 1000,
     )
 
 
@@ -187,16 +189,17 @@ class Table:
     def perform(self, person: Person, data: dict[str, Any], action: dict[str, Any]) -> None:
         page = person.page
         version = data["version"]
-        page.wait_for_function(f"Number(document.body.dataset.version || -1) >= {version}")
+        wait_js(page, f"Number(document.body.dataset.version || -1) >= {version}")
         kind = action["type"]
         if kind in ("defend", "decline") and (data["view"] or {}).get("interrupt"):
             dialog = page.locator("#decision-dialog")
             dialog.wait_for(state="visible")
             if kind == "defend":
                 # every amount says at once what it buys: their rating after it, and odds
-                page.wait_for_function(
+                wait_js(
+                    page,
                     "[...document.querySelectorAll('#decision-dialog button[data-action=defend]"
-                    " .chip-odds')].every(s => s.textContent.includes('their rating'))"
+                    " .chip-odds')].every(s => s.textContent.includes('their rating'))",
                 )
             if not self.dialog_shot:
                 person.shot("dialog-defense.png")
@@ -312,7 +315,7 @@ def open_table(
     bob.page.goto(f"/games/{game_id}")
     for person in (alice, bob):
         person.page.locator("#map svg .area").first.wait_for()
-        person.page.wait_for_function("document.body.dataset.version !== ''")
+        wait_js(person.page, "document.body.dataset.version !== ''")
     return alice, bob, game_id
 
 
@@ -373,7 +376,7 @@ def test_two_people_play_the_teaching_scenario_in_the_browser(
         visitor = Person(browser, live_server.url, "visitor", {"width": 1280, "height": 800})
         visitor.page.goto(f"/games/{game_id}")
         visitor.page.locator("#map svg .area").first.wait_for()
-        visitor.page.wait_for_function("document.body.dataset.version !== ''")
+        wait_js(visitor.page, "document.body.dataset.version !== ''")
         assert visitor.page.locator("#decide-h").inner_text() == "At the table"
         assert "watching" in visitor.page.locator("#mine").inner_text()
         assert visitor.page.locator("#decide-body button.act").count() == 0
@@ -384,7 +387,7 @@ def test_two_people_play_the_teaching_scenario_in_the_browser(
         phone.context.add_cookies(alice.context.cookies())
         phone.page.goto(f"/games/{game_id}")
         phone.page.locator("#map svg .area").first.wait_for()
-        phone.page.wait_for_function("document.body.dataset.version !== ''")
+        wait_js(phone.page, "document.body.dataset.version !== ''")
         phone.shot("phone.png")
         phone.shot("phone-full.png", full_page=True)
         width = phone.page.evaluate("document.documentElement.scrollWidth")
@@ -416,8 +419,9 @@ def test_a_defense_interrupt_is_answered_in_the_other_browser(
         assert table.dialog_shot
         # the outcome of the defended endeavour reaches both chronicles
         for person in (alice, bob):
-            person.page.wait_for_function(
-                "[...document.querySelectorAll('#log-list li')].some(li => /defen/i.test(li.textContent))"
+            wait_js(
+                person.page,
+                "[...document.querySelectorAll('#log-list li')].some(li => /defen/i.test(li.textContent))",
             )
         assert not alice.errors and not bob.errors, alice.errors + bob.errors
     finally:
@@ -443,7 +447,7 @@ def test_a_newcomer_plays_the_teaching_game_to_its_end_against_a_bot(
         assert found, page.url
         game_id = int(found.group(1))
         page.locator("#map svg .area").first.wait_for()
-        page.wait_for_function("document.body.dataset.version !== ''")
+        wait_js(page, "document.body.dataset.version !== ''")
 
         table = Table([newcomer], game_id)
         start = time.monotonic()

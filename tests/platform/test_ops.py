@@ -61,6 +61,7 @@ def test_security_headers_and_not_found_pages(live_server: Any) -> None:
     page = httpx.get(f"{live_server.url}/no/such/page", headers={"Accept": "text/html"})
     assert page.status_code == 404 and "There is no such page." in page.text
     api = httpx.get(f"{live_server.url}/api/no/such/thing", headers={"Accept": "text/html"})
-    assert api.status_code == 404 and api.json() == {"detail": "Not Found"}
+    assert api.status_code == 404
+    assert api.json() == {"detail": "Not Found", "code": "not_found"}
     missing = httpx.get(f"{live_server.url}/api/games/999999")
     assert missing.status_code == 404 and "no game 999999" in missing.json()["detail"]

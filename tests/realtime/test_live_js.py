@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.browser.chromium import wait_js as wait_page
+
 from .conftest import make_table
 from .test_ws_protocol import pick
 
@@ -56,7 +58,7 @@ def js_log(page: Any) -> dict[str, Any]:
 
 
 def wait_js(page: Any, predicate: str, timeout: float = 15.0) -> None:
-    page.wait_for_function(predicate, timeout=timeout * 1000)
+    wait_page(page, predicate, timeout=timeout * 1000)
 
 
 def test_live_js_plays_and_reconnects_after_a_server_kill(

@@ -6,15 +6,18 @@ need neither, but take a JSON body only (a cross-site form cannot send one).
 
 from __future__ import annotations
 
-import json
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import ValidationError
 
+from app.content.validate import MAIN_SCENARIO
+from app.engine.rules import ROUNDS_PER_TURN
 from app.services import accounts, chat, lobby, play, records, replays
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
+from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
@@ -26,21 +29,29 @@ from app.web.deps import (
     client_ip,
     publish,
 )
+from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, SeatIndex, parse_json, seq_query
 from app.web.schemas import (
+    ERROR_RESPONSES,
     ActionBody,
     ActionModel,
     BotBody,
     ChatBody,
     CreateGameBody,
     Credentials,
+    DeleteAccountBody,
+    GameOptions,
     JoinBody,
     OrdersBody,
+    PasswordChangeBody,
     PreferencesBody,
+    ResetBody,
+    ResetRequestBody,
     SignupBody,
     UndoBody,
 )
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
+log = logging.getLogger(__name__)
 
 
 def user_json(user: User) -> dict[str, Any]:
@@ -73,10 +84,15 @@ def set_session_cookie(response: Response, token: str, settings: Any) -> None:
 # --------------------------------------------------------------------------- accounts
 
 
-@router.post("/signup", summary="Create an account and log in")
-def signup(body: SignupBody, response: Response, db: DB, settings: SettingsDep) -> dict[str, Any]:
+@router.post("/signup", summary="Create an account and log in (5 sign-ups an hour per address)")
+def signup(
+    body: SignupBody, request: Request, response: Response, db: DB, settings: SettingsDep
+) -> dict[str, Any]:
+    ratelimit.limiter().hit("signup", client_ip(request))
     user = accounts.signup(db, body.username, body.password, body.email)
-    token, login = accounts.create_session(db, user, settings.session_days)
+    token, login = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     set_session_cookie(response, token, settings)
     return login_json(login)
@@ -94,7 +110,10 @@ def login(
     except accounts.LoginFailed:
         db.commit()  # the failure counts towards throttling
         raise
-    token, session = accounts.create_session(db, user, settings.session_days)
+    # A new token every time; the session the request came with (if any) ends.
+    token, session = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     set_session_cookie(response, token, settings)
     return login_json(session)
@@ -104,6 +123,94 @@ def login(
 def logout(request: Request, response: Response, db: DB, _: CsrfChecked) -> dict[str, Any]:
     accounts.logout(db, request.cookies.get(SESSION_COOKIE))
     db.commit()
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"ok": True}
+
+
+@router.post("/logout-everywhere", summary="Log out on every device (ends all your sessions)")
+def logout_everywhere(response: Response, db: DB, login: CsrfChecked) -> dict[str, Any]:
+    ended = accounts.logout_everywhere(db, login.user_id)
+    db.commit()
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return {"ok": True, "sessions_ended": ended}
+
+
+@router.post(
+    "/me/password",
+    summary="Change your password: every session ends, this one gets a new token",
+)
+def change_password(
+    body: PasswordChangeBody,
+    response: Response,
+    db: DB,
+    login: CsrfChecked,
+    settings: SettingsDep,
+) -> dict[str, Any]:
+    token, session = accounts.change_password(
+        db, login.user, body.current_password, body.new_password, settings.session_days
+    )
+    db.commit()
+    set_session_cookie(response, token, settings)
+    return login_json(session)
+
+
+RESET_SENT = (
+    "If that account exists and has an e-mail address, a reset link is on its way; "
+    "it works once, for an hour."
+)
+
+
+@router.post(
+    "/password-reset",
+    status_code=202,
+    summary="E-mail a single-use password reset link (same answer whether or not the account exists)",
+)
+def password_reset_request(
+    body: ResetRequestBody, request: Request, db: DB, settings: SettingsDep
+) -> dict[str, Any]:
+    ratelimit.limiter().hit("reset", client_ip(request))
+    found = accounts.request_reset(db, body.who)
+    if found is not None:
+        send_reset_mail(settings, *found)
+    return {"ok": True, "detail": RESET_SENT}
+
+
+def send_reset_mail(settings: Any, user: User, token: str) -> None:
+    from app.services import notifications
+
+    link = f"{settings.base_url.rstrip('/')}/reset-password?token={token}"
+    text = (
+        f"Hello {user.username},\n\nsomeone (hopefully you) asked to reset your Imperial "
+        f"Glory password. Choose a new one here (the link works once, for an hour):\n\n"
+        f"{link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.\n"
+    )
+    try:
+        notifications.send_email(settings, user.email or "", "Reset your password", text)
+    except Exception:  # the answer must not tell whether a mail went out
+        log.exception("password reset mail to user %s failed", user.id)
+
+
+@router.post(
+    "/password-reset/confirm",
+    summary="Set a new password with the e-mailed token (every session ends; log in again)",
+)
+def password_reset_confirm(body: ResetBody, db: DB) -> dict[str, Any]:
+    accounts.reset_password(db, body.token, body.new_password)
+    db.commit()
+    return {"ok": True}
+
+
+@router.post(
+    "/me/delete",
+    summary="Delete your account; finished games keep their records under an anonymous name",
+)
+def delete_account(
+    body: DeleteAccountBody, response: Response, db: DB, login: CsrfChecked
+) -> dict[str, Any]:
+    changed = accounts.delete_account(db, login.user, body.password)
+    db.commit()
+    for game_id, version in changed:
+        publish(game_id, version)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"ok": True}
 
@@ -145,6 +252,9 @@ def scenarios() -> dict[str, Any]:
                 "id": s["id"],
                 "name": s.get("name", s["id"]),
                 "teaching": bool(s.get("teaching")),
+                "main": s["id"] == MAIN_SCENARIO,
+                "turns": int(s.get("turns", 4)),
+                "rounds": int(s.get("rounds", ROUNDS_PER_TURN)),
                 "min_seats": lobby.seat_bounds(s)[0],
                 "max_seats": lobby.seat_bounds(s)[1],
                 "powers": [{"id": p["id"], "name": p.get("name", p["id"])} for p in s["powers"]],
@@ -153,6 +263,7 @@ def scenarios() -> dict[str, Any]:
         ],
         "bot_levels": list(lobby.bot_levels()),
         "paces": lobby.PACES,
+        "options_schema": GameOptions.model_json_schema(),
     }
 
 
@@ -175,7 +286,42 @@ def game_json(db: DB, game: Any, user_id: int | None) -> dict[str, Any]:
     return data
 
 
-@router.post("/games", status_code=201, summary="Create a game (you take the first human seat)")
+def _game_links() -> dict[str, Any]:
+    """OpenAPI links from a created game to what can be done with it: generic clients
+    (and the stateful contract test) follow them with the new game's id."""
+    targets = {
+        "GetGame": ("/api/games/{game_id}", "get"),
+        "JoinGame": ("/api/games/{game_id}/join", "post"),
+        "LeaveGame": ("/api/games/{game_id}/leave", "post"),
+        "StartGame": ("/api/games/{game_id}/start", "post"),
+        "SeatBot": ("/api/games/{game_id}/seats/{index}/bot", "post"),
+        "SeatOpen": ("/api/games/{game_id}/seats/{index}/open", "post"),
+        "View": ("/api/games/{game_id}/view", "get"),
+        "Act": ("/api/games/{game_id}/actions", "post"),
+        "Undo": ("/api/games/{game_id}/undo", "post"),
+        "Events": ("/api/games/{game_id}/events", "get"),
+        "Explain": ("/api/games/{game_id}/explain", "get"),
+        "Orders": ("/api/games/{game_id}/orders", "put"),
+        "Chat": ("/api/games/{game_id}/chat", "post"),
+        "ReadChat": ("/api/games/{game_id}/chat", "get"),
+        "Record": ("/api/games/{game_id}/record", "get"),
+        "Rematch": ("/api/games/{game_id}/rematch", "post"),
+    }
+    return {
+        name: {
+            "operationRef": "#/paths/" + path.replace("/", "~1") + "/" + method,
+            "parameters": {"game_id": "$response.body#/id"},
+        }
+        for name, (path, method) in targets.items()
+    }
+
+
+@router.post(
+    "/games",
+    status_code=201,
+    summary="Create a game (you take the first human seat)",
+    openapi_extra={"responses": {"201": {"links": _game_links()}}},
+)
 def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     scenario_id = body.scenario or lobby.default_scenario_id()
     if scenario_id is None:
@@ -188,14 +334,14 @@ def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked)
         pace=body.pace,
         public=body.public,
         host_power=body.power,
-        options=body.options,
+        options=body.options.model_dump(exclude_none=True),
     )
     db.commit()
     return game_json(db, lobby.get_game(db, game.id), user.id)
 
 
 @router.get("/games/{game_id}", summary="A game's lobby summary")
-def get_game(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def get_game(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     uid = user.id if user else None
     if not lobby.can_see(db, game, uid, code):
@@ -215,7 +361,7 @@ def _lobby_change(db: DB, game_id: int, user_id: int) -> dict[str, Any]:
 
 @router.post("/games/{game_id}/join", summary="Take a seat (choose a power or null = random)")
 def join(
-    game_id: int, db: DB, user: CurrentUser, _: CsrfChecked, body: JoinBody | None = None
+    game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked, body: JoinBody | None = None
 ) -> dict[str, Any]:
     body = body or JoinBody()
     game = play_lock(db, game_id)
@@ -224,15 +370,15 @@ def join(
 
 
 @router.post("/games/{game_id}/leave", summary="Leave before the start (the host cancels)")
-def leave(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def leave(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     lobby.leave(db, play_lock(db, game_id), user)
     return _lobby_change(db, game_id, user.id)
 
 
 @router.post("/games/{game_id}/seats/{index}/bot", summary="Host: give a seat to a bot")
 def seat_bot(
-    game_id: int,
-    index: int,
+    game_id: GameId,
+    index: SeatIndex,
     db: DB,
     user: CurrentUser,
     _: CsrfChecked,
@@ -244,14 +390,14 @@ def seat_bot(
 
 @router.post("/games/{game_id}/seats/{index}/open", summary="Host: remove a seat's player or bot")
 def seat_open(
-    game_id: int, index: int, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, index: SeatIndex, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     lobby.open_seat(db, play_lock(db, game_id), user, index)
     return _lobby_change(db, game_id, user.id)
 
 
 @router.post("/games/{game_id}/start", summary="Host: start (every seat filled)")
-def start(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def start(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = play_lock(db, game_id)
     lobby.start(db, game, user)
     return _lobby_change(db, game_id, user.id)
@@ -262,7 +408,7 @@ def start(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, 
     status_code=201,
     summary="A new lobby game with the same players, hosted by you",
 )
-def rematch(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def rematch(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = lobby.rematch(db, lobby.get_game(db, game_id), user)
     db.commit()
     return game_json(db, lobby.get_game(db, game.id), user.id)
@@ -278,7 +424,7 @@ def play_lock(db: DB, game_id: int) -> Any:
 
 
 @router.get("/games/{game_id}/view", summary="My view of the game, my legal actions, prompts")
-def view(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict[str, Any]:
+def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> dict[str, Any]:
     return play.seat_view(db, game_id, user.id if user else None, code)
 
 
@@ -287,8 +433,9 @@ def view(game_id: int, db: DB, user: MaybeUser, code: str | None = None) -> dict
     summary="Act: 409 stale version (with current_version), 422 illegal (with reason)",
 )
 def act(
-    game_id: int, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
+    ratelimit.limiter().hit("actions", user.id)
     result = play.submit_action(
         db,
         game_id,
@@ -307,7 +454,9 @@ def act(
     "/games/{game_id}/undo",
     summary="Take back your last decision (only if it revealed nothing and nobody else was asked since)",
 )
-def undo(game_id: int, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def undo(
+    game_id: GameId, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked
+) -> dict[str, Any]:
     result = play.undo(db, game_id, user.id, body.expected_version)
     db.commit()
     publish(game_id, result.version)
@@ -315,7 +464,7 @@ def undo(game_id: int, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked
 
 
 @router.post("/games/{game_id}/reclaim", summary="Take your seat back from the stand-in bot")
-def reclaim(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = play.reclaim(db, game_id, user.id)
     db.commit()
     publish(game.id, game.version)
@@ -323,7 +472,7 @@ def reclaim(game_id: int, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")
-def get_orders(game_id: int, db: DB, user: CurrentUser) -> dict[str, Any]:
+def get_orders(game_id: GameId, db: DB, user: CurrentUser) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     seat = lobby.seat_of(game, user.id)
     if seat is None:
@@ -338,7 +487,7 @@ def get_orders(game_id: int, db: DB, user: CurrentUser) -> dict[str, Any]:
     summary="Set standing orders (defend / vote / peace), answered by the server at once",
 )
 def put_orders(
-    game_id: int, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     before = lobby.get_game(db, game_id).version
     game = play.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
@@ -351,11 +500,11 @@ def put_orders(
 
 @router.get("/games/{game_id}/events", summary="The events I may see after `since`")
 def events(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: MaybeUser,
-    since: Annotated[int, Query(ge=0)] = 0,
-    code: str | None = None,
+    since: Annotated[int, seq_query("events after this seq (0 = from the start)")] = 0,
+    code: InviteCode = None,
 ) -> dict[str, Any]:
     uid = user.id if user else None
     game = lobby.get_game(db, game_id)
@@ -376,13 +525,15 @@ def events(
     "/games/{game_id}/explain", summary="The rating and odds of an action before you commit"
 )
 def explain(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: CurrentUser,
-    action: Annotated[str, Query(description="the action as JSON")],
+    action: Annotated[str, Query(max_length=4096, description="the action as JSON")],
 ) -> dict[str, Any]:
     try:
-        parsed = ActionModel.model_validate(json.loads(action)).model_dump()
+        parsed = ActionModel.model_validate(parse_json(action)).model_dump()
+    except BadJSON as exc:
+        raise Invalid(f"`action`: {exc}", code=exc.code, field="action") from exc
     except (ValueError, ValidationError) as exc:
         raise Invalid("`action` must be a JSON object with a `type`.", field="action") from exc
     return play.explain(db, game_id, user.id, parsed)
@@ -390,15 +541,19 @@ def explain(
 
 @router.get("/games/{game_id}/chat", summary="Chat messages after `after` (an id)")
 def chat_list(
-    game_id: int, db: DB, user: MaybeUser, after: Annotated[int, Query(ge=0)] = 0
+    game_id: GameId,
+    db: DB,
+    user: MaybeUser,
+    after: Annotated[int, seq_query("chat lines after this id")] = 0,
 ) -> dict[str, Any]:
     return {"messages": chat.since(db, game_id, user.id if user else None, after)}
 
 
 @router.post("/games/{game_id}/chat", status_code=201, summary="Say something at the table")
 def chat_post(
-    game_id: int, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
+    game_id: GameId, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
+    ratelimit.limiter().hit("chat", user.id)
     message = chat.post(db, game_id, user, body.text)
     db.commit()
     game = lobby.get_game(db, game_id)
@@ -411,11 +566,11 @@ def chat_post(
     summary="A finished game step by step: the position after `step` actions, nothing hidden",
 )
 def replay(
-    game_id: int,
+    game_id: GameId,
     db: DB,
     user: MaybeUser,
-    step: Annotated[int, Query(ge=0, description="0 is the setup")] = 0,
-    seat: Annotated[int | None, Query(ge=0, description="whose view (hand) to show")] = None,
+    step: Annotated[int, Query(ge=0, le=MAX_DB_INT, description="0 is the setup")] = 0,
+    seat: Annotated[int | None, Query(ge=0, le=63, description="whose view (hand) to show")] = None,
 ) -> dict[str, Any]:
     return replays.replay_step(db, game_id, user.id if user else None, step, seat)
 
@@ -424,5 +579,5 @@ def replay(
     "/games/{game_id}/record",
     summary="The game record (seed + action log + hash) once the game is over",
 )
-def record(game_id: int, db: DB, user: MaybeUser) -> dict[str, Any]:
+def record(game_id: GameId, db: DB, user: MaybeUser) -> dict[str, Any]:
     return records.record_for_player(db, game_id, user.id if user else None)

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.services import accounts, gamelog, lobby, play
 from app.services.errors import Forbidden, ServiceError
 from app.store.models import Game, User, UserSession
+from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
@@ -26,7 +27,9 @@ from app.web.deps import (
     form_csrf_ok,
     publish,
 )
-from app.web.routes.api import set_session_cookie
+from app.web.limits import GameId, InviteCode, SeatIndex
+from app.web.ratelimit import retry_after
+from app.web.routes.api import RESET_SENT, send_reset_mail, set_session_cookie
 from app.web.templating import redirect, render
 
 router = APIRouter(include_in_schema=False)
@@ -88,11 +91,16 @@ def signup_form(
     if (refused := csrf_refused(request, None, csrf_token)) is not None:
         return refused
     try:
+        ratelimit.limiter().hit("signup", client_ip(request))
         user = accounts.signup(db, username, password, email or None)
     except ServiceError as exc:
         ctx = {"error": exc.message, "username": username, "email": email, "next": next}
-        return render(request, "signup.html", ctx, None, status_code=exc.status)
-    token, _ = accounts.create_session(db, user, settings.session_days)
+        page = render(request, "signup.html", ctx, None, status_code=exc.status)
+        page.headers.update(retry_after(exc))
+        return page
+    token, _ = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     if next:  # e.g. back to the invite link that sent them here
         response = redirect(safe_next(next), f"Welcome, {user.username}!")
@@ -133,7 +141,10 @@ def login_form(
         db.commit()  # a failure counts towards throttling
         ctx = {"error": exc.message, "username": username, "next": safe_next(next)}
         return render(request, "login.html", ctx, None, status_code=exc.status)
-    token, _ = accounts.create_session(db, user, settings.session_days)
+    # A new token every time; the session the request came with (if any) ends.
+    token, _ = accounts.fresh_session(
+        db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
+    )
     db.commit()
     response = redirect(safe_next(next))
     set_session_cookie(response, token, settings)
@@ -192,6 +203,124 @@ def account_form(
         db.refresh(login.user)
         return render(request, "account.html", {"error": exc.message}, login, exc.status)
     return redirect("/account", "Saved.")
+
+
+@router.post("/account/password")
+def password_form(
+    request: Request,
+    db: DB,
+    login: Login,
+    settings: SettingsDep,
+    current_password: Annotated[str, Form(max_length=256)] = "",
+    new_password: Annotated[str, Form(max_length=256)] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if login is None:
+        return redirect("/login?next=/account", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    try:
+        token, _ = accounts.change_password(
+            db, login.user, current_password, new_password, settings.session_days
+        )
+    except ServiceError as exc:
+        db.rollback()
+        return render(request, "account.html", {"error": exc.message}, login, exc.status)
+    db.commit()
+    response = redirect("/account", "Password changed; you are logged out everywhere else.")
+    set_session_cookie(response, token, settings)
+    return response
+
+
+@router.post("/account/logout-everywhere")
+def logout_everywhere_form(
+    request: Request, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    if login is None:
+        return redirect("/")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    accounts.logout_everywhere(db, login.user_id)
+    db.commit()
+    response = redirect("/", "You are logged out on every device.")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.post("/account/delete")
+def delete_account_form(
+    request: Request,
+    db: DB,
+    login: Login,
+    password: Annotated[str, Form(max_length=256)] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if login is None:
+        return redirect("/login?next=/account", "Log in first.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    try:
+        changed = accounts.delete_account(db, login.user, password)
+    except ServiceError as exc:
+        db.rollback()
+        return render(request, "account.html", {"error": exc.message}, login, exc.status)
+    db.commit()
+    for game_id, version in changed:
+        publish(game_id, version)
+    response = redirect("/", "Your account is deleted.")
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/forgot-password", response_class=HTMLResponse)
+def forgot_page(request: Request, login: Login) -> Response:
+    return render(request, "forgot_password.html", {}, login)
+
+
+@router.post("/forgot-password")
+def forgot_form(
+    request: Request,
+    db: DB,
+    settings: SettingsDep,
+    who: Annotated[str, Form(max_length=254)] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if (refused := csrf_refused(request, None, csrf_token)) is not None:
+        return refused
+    try:
+        ratelimit.limiter().hit("reset", client_ip(request))
+    except ServiceError as exc:
+        page = render(request, "forgot_password.html", {"error": exc.message}, None, exc.status)
+        page.headers.update(retry_after(exc))
+        return page
+    found = accounts.request_reset(db, who)
+    if found is not None:
+        send_reset_mail(settings, *found)
+    return render(request, "forgot_password.html", {"sent": RESET_SENT}, None)
+
+
+@router.get("/reset-password", response_class=HTMLResponse)
+def reset_page(request: Request, login: Login, token: str = "") -> Response:
+    return render(request, "reset_password.html", {"token": token[:200]}, login)
+
+
+@router.post("/reset-password")
+def reset_form(
+    request: Request,
+    db: DB,
+    token: Annotated[str, Form(max_length=200)] = "",
+    new_password: Annotated[str, Form(max_length=256)] = "",
+    csrf_token: CsrfField = None,
+) -> Response:
+    if (refused := csrf_refused(request, None, csrf_token)) is not None:
+        return refused
+    try:
+        accounts.reset_password(db, token, new_password)
+    except ServiceError as exc:
+        ctx = {"error": exc.message, "token": token}
+        return render(request, "reset_password.html", ctx, None, exc.status)
+    db.commit()
+    return redirect("/login", "Your password is set; log in with it.")
 
 
 # --------------------------------------------------------------------------- new game
@@ -292,7 +421,7 @@ def _orders_page(
 
 
 @router.get("/games/{game_id}/orders", response_class=HTMLResponse)
-def orders_page(request: Request, game_id: int, db: DB, login: Login) -> Response:
+def orders_page(request: Request, game_id: GameId, db: DB, login: Login) -> Response:
     if login is None:
         return redirect(f"/login?next=/games/{game_id}/orders", "Log in first.")
     try:
@@ -304,7 +433,7 @@ def orders_page(request: Request, game_id: int, db: DB, login: Login) -> Respons
 @router.post("/games/{game_id}/orders")
 def orders_form(
     request: Request,
-    game_id: int,
+    game_id: GameId,
     db: DB,
     login: Login,
     defend: Annotated[str, Form()] = "",
@@ -374,7 +503,7 @@ def game_lobby_context(
 
 @router.get("/games/{game_id}/lobby", response_class=HTMLResponse)
 def game_lobby(
-    request: Request, game_id: int, db: DB, login: Login, code: str | None = None
+    request: Request, game_id: GameId, db: DB, login: Login, code: InviteCode = None
 ) -> Response:
     try:
         game = lobby.get_game(db, game_id)
@@ -401,7 +530,7 @@ def _lobby_post(
     request: Request,
     db: DB,
     login: UserSession | None,
-    game_id: int,
+    game_id: GameId,
     csrf_token: str | None,
     change: Callable[[Game, User], Any],
     done: str,
@@ -429,7 +558,7 @@ def _lobby_post(
 @router.post("/games/{game_id}/join")
 def join_form(
     request: Request,
-    game_id: int,
+    game_id: GameId,
     db: DB,
     login: Login,
     power: Annotated[str, Form()] = "",
@@ -444,7 +573,7 @@ def join_form(
 
 @router.post("/games/{game_id}/leave")
 def leave_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.leave(db, game, user)
@@ -454,7 +583,7 @@ def leave_form(
 
 @router.post("/games/{game_id}/start")
 def start_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.start(db, game, user)
@@ -465,8 +594,8 @@ def start_form(
 @router.post("/games/{game_id}/seats/{index}/bot")
 def seat_bot_form(
     request: Request,
-    game_id: int,
-    index: int,
+    game_id: GameId,
+    index: SeatIndex,
     db: DB,
     login: Login,
     bot_level: Annotated[str, Form()] = "",
@@ -482,7 +611,12 @@ def seat_bot_form(
 
 @router.post("/games/{game_id}/seats/{index}/open")
 def seat_open_form(
-    request: Request, game_id: int, index: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request,
+    game_id: GameId,
+    index: SeatIndex,
+    db: DB,
+    login: Login,
+    csrf_token: CsrfField = None,
 ) -> Response:
     def change(game: Game, user: User) -> Any:
         return lobby.open_seat(db, game, user, index)
@@ -494,7 +628,7 @@ def seat_open_form(
 
 @router.post("/games/{game_id}/rematch")
 def rematch_form(
-    request: Request, game_id: int, db: DB, login: Login, csrf_token: CsrfField = None
+    request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     if login is None:
         return redirect("/login", "Log in first.")

@@ -23,6 +23,7 @@ from markupsafe import Markup
 from app.services import lobby, replays
 from app.services.errors import Forbidden, ServiceError
 from app.web.deps import DB, Login
+from app.web.limits import GameId, InviteCode
 from app.web.templating import render
 
 RULES_PATH = Path(__file__).resolve().parents[3] / "docs" / "rules.md"
@@ -335,7 +336,7 @@ def page_meta(
 
 # --------------------------------------------------------------------------- routes
 
-router = APIRouter(tags=["pages"])
+router = APIRouter(tags=["pages"], include_in_schema=False)  # HTML, not the API
 
 
 @router.get("/rules", response_class=HTMLResponse, summary="The rulebook, one anchor per rule")
@@ -351,7 +352,7 @@ def rules_page(request: Request, login: Login) -> HTMLResponse:
 
 @router.get("/games/{game_id}", response_class=HTMLResponse, summary="The game page")
 def game_page(
-    game_id: int, request: Request, db: DB, login: Login, code: str | None = None
+    game_id: GameId, request: Request, db: DB, login: Login, code: InviteCode = None
 ) -> Response:
     return _game_page(game_id, request, db, login, code, replay=False)
 
@@ -361,7 +362,7 @@ def game_page(
     response_class=HTMLResponse,
     summary="A finished game, step by step, with nothing hidden",
 )
-def replay_page(game_id: int, request: Request, db: DB, login: Login) -> Response:
+def replay_page(game_id: GameId, request: Request, db: DB, login: Login) -> Response:
     return _game_page(game_id, request, db, login, None, replay=True)
 
 
