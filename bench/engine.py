@@ -1,19 +1,27 @@
-"""Engine speed: games per second per scenario, µs per apply, µs per legal_actions.
+"""Engine speed: games per second per scenario, search rollouts per second, µs per call.
 
-    python bench/engine.py [--games N] [--repeats R] [--samples S] [--bots heuristic] [--json]
+    python bench/engine.py [--games N] [--repeats R] [--samples S] [--rollouts K]
+                           [--bots heuristic] [--path in_place|copying] [--json]
 
 Prints figures; asserts nothing about them (timing is the machine's business).
 
 - games/s: whole games with heuristic bots on every seat reading `explain`
-  (the `simulate` loop:
-  pending → legal_actions → view → choose_action → apply), best and median of
-  ``--repeats`` batches of ``--games`` games, one process.
-- µs per apply / legal_actions / view / pending: states sampled along one
-  recorded game per scenario (``--samples`` of them), each call timed over the
-  samples, best of ``--repeats``.
+  (the `play_game` loop: pending → legal_actions → seat_view → choose_action →
+  apply_in_place; with ``--path copying``, the copying `apply` instead), best
+  and median of ``--repeats`` batches of ``--games`` games, one process.
+- search rollouts/s, from the state half way through one recorded game:
+  ``rollouts_per_s``: `clone` the position, then random legal moves with
+  `apply_in_place` (no undo) to the end of the game; ``undo_rollouts_per_s``:
+  ``--depth`` random moves with `apply_in_place` and every one taken back with
+  `undo`; ``copying_rollouts_per_s``: the first kind with the copying `apply`,
+  for comparison. ``--rollouts`` of each, best of ``--repeats``.
+- µs per apply / apply_in_place (+ undo) / clone / legal_actions / view /
+  seat_view (the parts a heuristic bot reads) / pending: states sampled along
+  one recorded game per scenario (``--samples`` of them), each call timed over
+  the samples, best of ``--repeats``.
 
 Every figure comes by the wall clock (``time.perf_counter``) and, as
-``games_per_cpu_s`` / ``cpu_us_per_…``, by the process's CPU time, which tells
+``games_per_cpu_s`` / ``cpu_…``, by the process's CPU time, which tells
 more on a busy shared machine.
 """
 
@@ -37,7 +45,13 @@ from app.bots.simulate import scenario_catalogue  # noqa: E402
 
 
 def games_per_second(
-    scenario: str, seats: list[str], games: int, repeats: int, level: str, seed: int
+    scenario: str,
+    seats: list[str],
+    games: int,
+    repeats: int,
+    level: str,
+    seed: int,
+    in_place: bool = True,
 ) -> dict[str, Any]:
     rates: list[float] = []
     cpu_rates: list[float] = []
@@ -47,7 +61,13 @@ def games_per_second(
         start, start_cpu = time.perf_counter(), time.process_time()
         for g in range(games):
             record = play_game(
-                scenario, seats, seed + r * games + g, level, keep_log=False, use_explain=True
+                scenario,
+                seats,
+                seed + r * games + g,
+                level,
+                keep_log=False,
+                use_explain=True,
+                in_place=in_place,
             )
             actions += record.actions
             errors += len(record.errors)
@@ -114,11 +134,108 @@ def time_calls(
         [lambda v=v, legal=legal: choose_action("heuristic", v, legal, rng) for v, legal in seen],
     )
     best("apply", each(lambda s, seat, a: engine.apply(s, seat, a)))
+    clones = [engine.clone(s) for s, _, _ in points]
+
+    def in_place_and_back(s: dict[str, Any], seat: int, a: dict[str, Any]) -> None:
+        token, _ = engine.apply_in_place(s, seat, a)
+        assert token is not None
+        engine.undo(s, token)
+
+    best(
+        "apply_in_place_undo",
+        [
+            lambda c=c, seat=seat, a=a: in_place_and_back(c, seat, a)
+            for c, (_, seat, a) in zip(clones, points, strict=True)
+        ],
+    )
+    best("clone", each(lambda s, seat, a: engine.clone(s)))
+    best("seat_view", each(lambda s, seat, a: _bot_reads(engine.seat_view(s, seat), seat)))
     best("legal_actions", each(lambda s, seat, a: engine.legal_actions(s, seat)))
     best("view", each(lambda s, seat, a: engine.view(s, seat)))
     best("pending", each(lambda s, seat, a: engine.pending(s)))
     best("dumps", each(lambda s, seat, a: engine.dumps(s)))
     best("state_hash", each(lambda s, seat, a: engine.state_hash(s)))
+    return figures
+
+
+def _bot_reads(view: Any, seat: int) -> None:
+    """What the heuristic bot reads of a view for one decision (app/bots/evaluate.py)."""
+    me = view.get("me") or {}
+    me.get("draw_odds"), me.get("petition_cost"), me.get("strikes")
+    player = view["players"][seat]
+    player.get("talents"), player.get("influence"), player.get("court")
+    areas = view.get("areas") or {}
+    for area in list(areas)[:8]:
+        areas[area].get("claims")
+    view.get("interrupt"), view.get("relations")
+
+
+def rollouts_per_second(
+    scenario: str, seats: list[str], seed: int, level: str, rollouts: int, depth: int, repeats: int
+) -> dict[str, Any]:
+    """Random playouts from the position half way through one bot game."""
+    record = play_game(scenario, seats, seed, level)
+    if record.errors:
+        raise RuntimeError(f"{scenario} seed {seed}: {record.errors[0]}")
+    root = engine.new_game(scenario, seats, seed)
+    for seat, action in record.log[: len(record.log) // 2]:
+        root, _ = engine.apply(root, seat, action)
+
+    def to_the_end_in_place(rng: random.Random) -> int:
+        state = engine.clone(root)
+        moves = 0
+        while engine.outcome(state) is None:
+            seat = engine.pending(state)[0]["seat"]
+            legal = engine.legal_actions(state, seat)
+            engine.apply_in_place(state, seat, legal[rng.randrange(len(legal))], undoable=False)
+            moves += 1
+        return moves
+
+    def to_the_end_copying(rng: random.Random) -> int:
+        state = root
+        moves = 0
+        while engine.outcome(state) is None:
+            seat = engine.pending(state)[0]["seat"]
+            legal = engine.legal_actions(state, seat)
+            state, _ = engine.apply(state, seat, legal[rng.randrange(len(legal))])
+            moves += 1
+        return moves
+
+    searched = engine.clone(root)
+    start_hash = engine.state_hash(searched)
+
+    def down_and_back(rng: random.Random) -> int:
+        tokens = []
+        for _ in range(depth):
+            if engine.outcome(searched) is not None:
+                break
+            seat = engine.pending(searched)[0]["seat"]
+            legal = engine.legal_actions(searched, seat)
+            token, _ = engine.apply_in_place(searched, seat, legal[rng.randrange(len(legal))])
+            tokens.append(token)
+        for token in reversed(tokens):
+            assert token is not None
+            engine.undo(searched, token)
+        return len(tokens)
+
+    figures: dict[str, Any] = {"rollout_from_action": len(record.log) // 2, "depth": depth}
+    for name, run in (
+        ("rollouts", to_the_end_in_place),
+        ("undo_rollouts", down_and_back),
+        ("copying_rollouts", to_the_end_copying),
+    ):
+        wall, cpu, moves = [], [], 0
+        for r in range(repeats):
+            rng = random.Random(seed + r)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            moves = sum(run(rng) for _ in range(rollouts))
+            wall.append(rollouts / (time.perf_counter() - start))
+            cpu.append(rollouts / max(1e-9, time.process_time() - start_cpu))
+        figures[f"{name}_per_s"] = round(max(wall), 2)
+        figures[f"cpu_{name}_per_s"] = round(max(cpu), 2)
+        figures[f"{name}_moves_each"] = round(moves / rollouts, 1)
+    if engine.state_hash(searched) != start_hash:
+        raise RuntimeError("undo did not bring the searched position back")
     return figures
 
 
@@ -130,20 +247,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", default="heuristic")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--scenario", default="all")
+    parser.add_argument("--rollouts", type=int, default=20, help="search rollouts per kind")
+    parser.add_argument("--depth", type=int, default=40, help="moves per undo rollout")
+    parser.add_argument(
+        "--path",
+        choices=("in_place", "copying"),
+        default="in_place",
+        help="the bot loop's apply: apply_in_place (default) or the copying apply",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
     catalogue = scenario_catalogue()
     scenarios = list(catalogue) if args.scenario == "all" else [args.scenario]
-    result: dict[str, Any] = {"bots": args.bots, "games": args.games, "repeats": args.repeats}
+    result: dict[str, Any] = {
+        "bots": args.bots,
+        "games": args.games,
+        "repeats": args.repeats,
+        "path": args.path,
+        "rollouts": args.rollouts,
+    }
     per: dict[str, Any] = {}
     applies: list[float] = []
     legals: list[float] = []
     for scenario in scenarios:
         seats = catalogue[scenario]
-        figures = games_per_second(scenario, seats, args.games, args.repeats, args.bots, args.seed)
+        figures = games_per_second(
+            scenario,
+            seats,
+            args.games,
+            args.repeats,
+            args.bots,
+            args.seed,
+            in_place=args.path == "in_place",
+        )
         points = sample_states(scenario, seats, args.seed, args.bots, args.samples)
         figures.update(time_calls(points, args.repeats))
+        if args.rollouts:
+            figures.update(
+                rollouts_per_second(
+                    scenario,
+                    seats,
+                    args.seed,
+                    args.bots,
+                    args.rollouts,
+                    args.depth,
+                    args.repeats,
+                )
+            )
         figures["seats"] = len(seats)
         per[scenario] = figures
         applies.append(figures["us_per_apply"])
@@ -160,9 +311,32 @@ def main(argv: list[str] | None = None) -> int:
                 f"apply {figures['cpu_us_per_apply']:.0f} µs, "
                 f"legal_actions {figures['cpu_us_per_legal_actions']:.0f} µs)"
             )
+            print(
+                f"{'':<24} apply_in_place+undo {figures['us_per_apply_in_place_undo']:.0f} µs  "
+                f"clone {figures['us_per_clone']:.0f} µs  "
+                f"seat_view (bot reads) {figures['us_per_seat_view']:.0f} µs  "
+                f"(CPU: {figures['cpu_us_per_apply_in_place_undo']:.0f}, "
+                f"{figures['cpu_us_per_clone']:.0f}, {figures['cpu_us_per_seat_view']:.0f} µs)"
+            )
+            if args.rollouts:
+                print(
+                    f"{'':<24} search from action {figures['rollout_from_action']}: "
+                    f"{figures['rollouts_per_s']:.2f} rollouts/s to the end "
+                    f"(clone + apply_in_place, "
+                    f"{figures['rollouts_moves_each']:.0f} moves each; "
+                    f"copying apply: {figures['copying_rollouts_per_s']:.2f}/s), "
+                    f"{figures['undo_rollouts_per_s']:.1f} rollouts/s of "
+                    f"{figures['depth']} moves and back (apply_in_place + undo)  "
+                    f"(CPU: {figures['cpu_rollouts_per_s']:.2f}, "
+                    f"copying {figures['cpu_copying_rollouts_per_s']:.2f}, "
+                    f"undo {figures['cpu_undo_rollouts_per_s']:.1f} per s)"
+                )
     result["scenarios"] = per
     result["games_per_s"] = {s: f["games_per_s"] for s, f in per.items()}
     result["games_per_cpu_s"] = {s: f["games_per_cpu_s"] for s, f in per.items()}
+    if args.rollouts:
+        result["rollouts_per_s"] = {s: f["rollouts_per_s"] for s, f in per.items()}
+        result["undo_rollouts_per_s"] = {s: f["undo_rollouts_per_s"] for s, f in per.items()}
     result["us_per_apply"] = round(statistics.mean(applies), 1) if applies else None
     result["us_per_legal_actions"] = round(statistics.mean(legals), 1) if legals else None
     result["cpu_us_per_apply"] = round(

@@ -41,12 +41,13 @@ SCENARIOS: list[tuple[str, list[str]]] = [
 
 def clear_memos() -> None:
     """Empty whatever memo caches this engine version has (none in older ones)."""
-    from app.engine import core, endeavours, flow
+    from app.engine import core, endeavours, flow, memo
 
     for module, names in (
         (core, ("_LOC_MEMO",)),
-        (endeavours, ("_DIST_MEMO",)),
+        (endeavours, ("_DIST_MEMO", "_ODDS_MEMO")),
         (flow, ("_LEGAL_MEMO",)),
+        (memo, ("_TRACKED",)),
     ):
         for attr in names:
             memo = getattr(module, attr, None)

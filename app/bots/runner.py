@@ -14,7 +14,7 @@ import random
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from app import engine
 from app.bots import choose_action
@@ -84,11 +84,17 @@ def play_game(
     keep_log: bool = True,
     on_step: Callable[[dict[str, Any], int, Action, list[dict[str, Any]]], None] | None = None,
     max_actions: int = MAX_ACTIONS,
+    in_place: bool = True,
 ) -> GameRecord:
     """Play one game to its end; errors are recorded, never raised.
 
     ``on_step(state, seat, action, events)`` is called after every applied
     action with the new state (the property tests hook their invariants here).
+    With ``in_place`` (the default) the game's one state is moved by
+    `engine.apply_in_place`; otherwise each action makes a new state with the
+    copying `engine.apply`. Both give the same game, bit for bit (tests/
+    engine_properties/test_in_place.py); with ``in_place`` the state passed to
+    ``on_step`` is the same object every time and must only be read.
     """
     if isinstance(levels, str):
         levels = [levels] * len(seats)
@@ -112,26 +118,30 @@ def play_game(
                 record.errors.append(f"stalled: no prompt at action {record.actions}")
                 break
             seat = int(prompts[0]["seat"])
-            seat_view = engine.view(state, seat)
-            # The seated view carries the seat's legal actions (the same list as
-            # engine.legal_actions): reading it there saves computing it twice.
-            legal = (seat_view.get("me") or {}).get("legal_actions")
-            if legal is None:
-                legal = engine.legal_actions(state, seat)
+            # A lazy, read-only view: the bot builds only the parts it reads.
+            seat_view = engine.seat_view(state, seat)
+            # Computed once for this position: apply_in_place checks the action
+            # against the same list (the engine's memo of a state driven in place).
+            legal = engine.legal_actions(state, seat)
             if not legal:
                 record.errors.append(
                     f"prompt {prompts[0].get('kind')!r} for seat {seat} with no legal action"
                 )
                 break
             explain = _explainer(state, seat) if use_explain else None
-            action = choose_action(record.levels[seat], seat_view, legal, rng, explain)
+            # A SeatView reads as the view dict (a Mapping with the same keys and values).
+            view = cast(dict[str, Any], seat_view)
+            action = choose_action(record.levels[seat], view, legal, rng, explain)
             if action not in legal:
                 record.illegal_choices += 1
                 record.errors.append(f"bot chose an unlisted action {action!r}")
                 break
             if action.get("type") == "petition":
                 record.petitions += 1
-            state, events = engine.apply(state, seat, action)
+            if in_place:
+                _, events = engine.apply_in_place(state, seat, action, undoable=False)
+            else:
+                state, events = engine.apply(state, seat, action)
             record.actions += 1
             if keep_log:
                 record.log.append((seat, action))

@@ -9,10 +9,22 @@ import hashlib
 import json
 from typing import Any
 
+from app.engine import memo
+from app.engine.clone import copy_state
 from app.engine.content import active, load_content, set_active, using
 from app.engine.errors import BadSetup, ContentMismatch, EngineError, IllegalAction, UnknownScenario
-from app.engine.flow import apply, default_action, legal_actions, new_game, pending
+from app.engine.flow import (
+    apply,
+    apply_in_place,
+    default_action,
+    legal_actions,
+    new_game,
+    pending,
+    undo,
+)
+from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
+from app.engine.seat_view import SeatView, seat_view
 from app.engine.view import explain, view
 
 GameState = dict[str, Any]
@@ -34,6 +46,15 @@ def loads(text: str) -> GameState:
     if state.get("content_hash") != active().hash:
         raise ContentMismatch("This game was saved with another content pack.")
     return state
+
+
+def clone(state: GameState) -> GameState:
+    """A deep copy of a state, by its known layout (several times faster than
+    ``copy.deepcopy``), ready to be driven in place with `apply_in_place`:
+    its legal actions are computed once per position."""
+    copy = copy_state(state)
+    memo.track(copy)
+    return copy
 
 
 def state_hash(state: GameState) -> str:
@@ -58,8 +79,12 @@ __all__ = [
     "ContentMismatch",
     "EngineError",
     "IllegalAction",
+    "SeatView",
     "UnknownScenario",
+    "Undo",
     "apply",
+    "apply_in_place",
+    "clone",
     "default_action",
     "dumps",
     "explain",
@@ -71,8 +96,10 @@ __all__ = [
     "pending",
     "replay",
     "score",
+    "seat_view",
     "set_active",
     "state_hash",
+    "undo",
     "using",
     "view",
 ]

@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from app.engine.content import _OVERRIDE, Content, active, content
+from app.engine.memo import owned_index, tracked
 
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -194,7 +195,14 @@ def seat_of_power(state: State, power: str) -> int | None:
 
 
 def owned(state: State, seat: int) -> list[str]:
-    return sorted([a for a, s in state["areas"].items() if s["owner"] == seat])
+    """The seat's areas, sorted. Inside an engine call the answer comes from an
+    index kept up to date as areas change hands (`memo.owned_index`), not from
+    a scan of the map."""
+    areas = state["areas"]
+    index = owned_index(state)
+    if index is None:
+        return sorted([a for a, s in areas.items() if s["owner"] == seat])
+    return index.get(seat, [])[:]
 
 
 def seats(state: State) -> list[int]:
@@ -276,9 +284,20 @@ ADVISOR_NAMES = {
 }
 
 
-def abilities(state: State, seat: int) -> list[dict[str, Any]]:
+def abilities(state: State, seat: int) -> tuple[dict[str, Any], ...]:
     """Every lasting effect working for a seat: notables in its deck (6.4),
-    innovations (6.7) and holding cards played for good (19.4)."""
+    innovations (6.7) and holding cards played for good (19.4). Once per
+    position on a tracked state (`memo`), outside a move."""
+    entry = tracked(state)
+    if entry is None or entry.moving:
+        return _abilities(state, seat)
+    hit = entry.abilities.get(seat)
+    if hit is None:
+        hit = entry.abilities[seat] = _abilities(state, seat)
+    return hit
+
+
+def _abilities(state: State, seat: int) -> tuple[dict[str, Any], ...]:
     g = geo()
     p = player(state, seat)
     out: list[dict[str, Any]] = []
@@ -295,7 +314,7 @@ def abilities(state: State, seat: int) -> list[dict[str, Any]]:
         eff = g.fate.get(held, {}).get("effect")
         if eff:
             out.append(eff)
-    return out
+    return tuple(out)
 
 
 def ability_sum(state: State, seat: int, op: str, endeavour: str | None = None) -> int:
@@ -337,8 +356,13 @@ def loc_costs(state: State, seat: int, origin: str | None = None) -> dict[str, i
     start = origin or player(state, seat)["court"]
     if start is None or start not in g.areas:
         return {}
-    mine = tuple(a for a, s in state["areas"].items() if s["owner"] == seat)
     areas = state["areas"]
+    index = owned_index(state)
+    mine = (
+        tuple(a for a, s in areas.items() if s["owner"] == seat)
+        if index is None
+        else tuple(index.get(seat, ()))
+    )
     roads = tuple(a for a in mine if "road" in areas[a]["buildings"])
     key = (id(g), start, mine, roads)
     hit = _LOC_MEMO.get(key)

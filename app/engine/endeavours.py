@@ -24,6 +24,7 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import remove_card
+from app.engine.memo import owner_changed
 from app.engine.rules import (
     MAX_EXTRA_TALENTS,
     NEGATIVE,
@@ -479,15 +480,30 @@ def defense_terms(state: State, defender: int, talents: int) -> list[Term]:
 # ---------------------------------------------------------------- odds
 
 
+# result_odds memo: (pool, out, draws, kind, final rating) -> odds. The odds
+# depend on nothing else; bots and the UI ask for the same few ratings again and
+# again while the pool stands still. A pure memo: it changes no result.
+_ODDS_MEMO: dict[tuple[Any, ...], dict[str, float]] = {}
+_ODDS_MEMO_MAX = 8192
+
+
 def result_odds(
     state: State, seat: int, card: dict[str, Any], kind: str, total: int
 ) -> dict[str, float]:
-    dist = counter_distribution(state, counter_draws(state, seat, card, kind))
-    odds: dict[str, Fraction] = {}
-    for v, pr in dist.items():
-        code = result_for(kind, total + v)
-        odds[code] = odds.get(code, Fraction(0)) + pr
-    return {code: float(pr) for code, pr in sorted(odds.items())}
+    draws = counter_draws(state, seat, card, kind)
+    counters = state["counters"]
+    key = (tuple(counters["pool"]), tuple(counters["out"]), draws, kind, total)
+    hit = _ODDS_MEMO.get(key)
+    if hit is None:
+        dist = counter_distribution(state, draws)
+        odds: dict[str, Fraction] = {}
+        for v, pr in dist.items():
+            code = result_for(kind, total + v)
+            odds[code] = odds.get(code, Fraction(0)) + pr
+        if len(_ODDS_MEMO) >= _ODDS_MEMO_MAX:
+            _ODDS_MEMO.clear()
+        hit = _ODDS_MEMO[key] = {code: float(pr) for code, pr in sorted(odds.items())}
+    return dict(hit)
 
 
 # ---------------------------------------------------------------- area changes
@@ -503,6 +519,7 @@ def change_owner(
     area = state["areas"][area_id]
     old = area["owner"]
     area["owner"] = new_owner
+    owner_changed(state, area_id, old, new_owner)
     area["partial"] = {}  # 10.38: every other player's partial conquest is removed
     area["convert"] = {}  # 22.21
     area["rebel_of"] = None

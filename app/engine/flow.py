@@ -6,10 +6,10 @@ what it lists."""
 from __future__ import annotations
 
 import json
-import marshal
 from typing import Any
 
-from app.engine import rng
+from app.engine import memo, rng
+from app.engine.clone import copy_state
 from app.engine.core import (
     State,
     ability_sum,
@@ -745,8 +745,24 @@ def pending(state: State) -> list[dict[str, Any]]:
 
 
 def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    """Every action the seat may take now. On a state driven in place
+    (`apply_in_place`, `clone`), the list is computed once per position and
+    kept outside the state (`memo`); callers get their own list of the same
+    action dicts, which they must not change."""
     if type(seat) is not int or not 0 <= seat < len(state["players"]):
         return []
+    entry = memo.tracked(state)
+    if entry is None or entry.moving:
+        with memo.scope():
+            return _legal_actions(state, seat)
+    legal = entry.legal.get(seat)
+    if legal is None:
+        with memo.scope():
+            legal = entry.legal[seat] = _legal_actions(state, seat)
+    return legal[:]
+
+
+def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     prompts = [pr for pr in pending(state) if pr["seat"] == seat]
     if not prompts:
         return []
@@ -867,68 +883,6 @@ def default_action(state: State, prompt: dict[str, Any]) -> dict[str, Any]:
 # ====================================================================== apply
 
 
-def _copy(value: Any) -> Any:
-    """A deep copy of plain JSON data. ``marshal`` (stdlib, in memory, no I/O) is
-    several times faster than ``copy.deepcopy`` or a JSON round trip, keeps key
-    order and tells ``True`` from ``1``."""
-    return marshal.loads(marshal.dumps(value))
-
-
-# The keys of an area record (docs/engine-contract.md, "areas"): scalars, lists
-# of scalars (ties, claims, buildings) and the two maps partial {seat: {base: n}}
-# and convert {seat: n}.
-_AREA_KEYS = frozenset(
-    (
-        "owner",
-        "social",
-        "unrest",
-        "fort",
-        "ties",
-        "claims",
-        "partial",
-        "buildings",
-        "language",
-        "religion",
-        "usurper",
-        "rebel_of",
-        "convert",
-    )
-)
-
-
-def _copy_areas(areas: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of ``state["areas"]`` that knows the area layout: the areas are
-    three quarters of the state, and copying only their containers (the scalars
-    are immutable) takes a half to a third of the time of ``marshal``. An area
-    with any other set of keys falls back to the generic copy."""
-    out: dict[str, Any] = {}
-    for a_id, a in areas.items():
-        if a.keys() == _AREA_KEYS:
-            b = a.copy()
-            b["ties"] = a["ties"][:]
-            b["claims"] = a["claims"][:]
-            b["buildings"] = a["buildings"][:]
-            b["partial"] = {s: bases.copy() for s, bases in a["partial"].items()}
-            b["convert"] = a["convert"].copy()
-            out[a_id] = b
-        else:
-            out[a_id] = _copy(a)
-    return out
-
-
-def _copy_state(state: State) -> State:
-    """The deep copy `apply` works on: the areas by layout, the rest by ``marshal``."""
-    areas = state.get("areas")
-    if type(areas) is not dict:
-        st: State = _copy(state)
-        return st
-    shell = dict(state)
-    shell["areas"] = None
-    st = _copy(shell)
-    st["areas"] = _copy_areas(areas)
-    return st
-
-
 def _norm(action: Any) -> dict[str, Any]:
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalAction("An action must be an object with a 'type'.", "malformed")
@@ -1031,7 +985,8 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     return IllegalAction("That action is not allowed now.", "illegal")
 
 
-def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, Any]]]:
+def _check(state: State, seat: int, action: Any) -> dict[str, Any]:
+    """The action as `apply` works on it, or the `IllegalAction` that refuses it."""
     act = _norm(action)
     if state.get("over"):
         raise IllegalAction("The game is over.", "game_over")
@@ -1039,11 +994,57 @@ def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, A
     key = json.dumps(act, sort_keys=True)  # type-exact: True is not 1
     if not any(a == act and json.dumps(a, sort_keys=True) == key for a in legal):
         raise diagnose(state, seat, act)
-    st = _copy_state(state)
+    return act
+
+
+def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, Any]]]:
+    act = _check(state, seat, action)
+    st = copy_state(state)
     events: list[dict[str, Any]] = []
-    HANDLERS[act["type"]](st, seat, act, events)
-    advance(st, events)
+    with memo.scope():
+        HANDLERS[act["type"]](st, seat, act, events)
+        advance(st, events)
     return st, events
+
+
+def apply_in_place(
+    state: State, seat: int, action: Any, *, undoable: bool = True
+) -> tuple[memo.Undo | None, list[dict[str, Any]]]:
+    """`apply` on the state itself, for bots and search (docs/engine-contract.md,
+    "In place"). Returns ``(token, events)``: ``undo(state, token)`` puts the
+    state back exactly as it was; with ``undoable=False`` the token is ``None``
+    and nothing is kept (a bot playing on, a playout from a `clone`). The
+    action is checked exactly as `apply` checks it; an illegal one raises
+    `IllegalAction` and leaves the state untouched. The events are detached
+    copies: later moves never change them."""
+    act = _check(state, seat, action)
+    entry = memo.track(state)
+    token = memo.Undo(state, entry) if undoable else None
+    entry.moved()
+    if token is not None:
+        token.stamp_after = entry.stamp
+    events: list[dict[str, Any]] = []
+    try:
+        entry.moving = True
+        with memo.scope():
+            HANDLERS[act["type"]](state, seat, act, events)
+            advance(state, events)
+        entry.moving = False
+    except BaseException:
+        entry.moving = False
+        if token is not None:
+            memo.restore(state, token)
+        else:
+            memo.forget(state)  # half applied: no memo may trust it now
+        raise
+    return token, memo.detach(events)
+
+
+def undo(state: State, token: memo.Undo) -> None:
+    """Take back the `apply_in_place` that gave ``token``: the state is again,
+    key for key, what it was before (the same `state_hash`). Tokens are taken
+    back last first, each once; anything else raises `EngineError`."""
+    memo.restore(state, token)
 
 
 # ---------------------------------------------------------------- handlers
@@ -1592,4 +1593,12 @@ HANDLERS = {
     "diplo": h_diplo,
 }
 
-__all__ = ["new_game", "pending", "legal_actions", "apply", "default_action"]
+__all__ = [
+    "new_game",
+    "pending",
+    "legal_actions",
+    "apply",
+    "apply_in_place",
+    "undo",
+    "default_action",
+]

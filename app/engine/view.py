@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
+from app.engine import memo
 from app.engine.core import State, card_name, card_type, geo, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
@@ -86,159 +88,234 @@ def _public_player(state: State, seat: int) -> dict[str, Any]:
     }
 
 
-def view(state: State, seat: int | None) -> dict[str, Any]:
-    g = geo()
+def _check_seat(state: State, seat: int | None) -> None:
     n = len(state["players"])
     if seat is not None and not (type(seat) is int and 0 <= seat < n):
         raise IllegalAction("There is no such seat in this game.", "bad_seat")
-    out: dict[str, Any] = {
-        "scenario": state["scenario"],
-        "turn": state["turn"],
-        "end_turn": state["end_turn"],
-        "year": state["year"],
-        "round": state["round"],
-        "rounds": state["rounds"],
-        "phase": state["phase"],
-        "order": list(state["order"]),
-        "active": state["active"],
-        "step": state["step"],
-        "over": state["over"],
-        "players": [_public_player(state, s) for s in range(n)],
-        # The allowlisted AREA_KEYS, in that order, deep-copied: ties, claims and
-        # buildings hold scalars and partial is {seat: {base: n}}
-        # (docs/engine-contract.md), so copying the containers is a deep copy, at
-        # a third of the cost of a ``marshal`` round trip.
-        "areas": {
-            a: {
-                "owner": x["owner"],
-                "social": x["social"],
-                "unrest": x["unrest"],
-                "fort": x["fort"],
-                "ties": x["ties"][:],
-                "claims": x["claims"][:],
-                "partial": {s: bases.copy() for s, bases in x["partial"].items()},
-                "buildings": x["buildings"][:],
-                "language": x["language"],
-                "religion": x["religion"],
-                "usurper": x["usurper"],
-                "rebel_of": x["rebel_of"],
-            }
-            for a, x in state["areas"].items()
-        },
-        "market": {
-            "row": [
-                {"card": e["card"], "name": g.notables[e["card"]]["name"], "coins": e["coins"]}
-                for e in state["market"]["row"]
-            ],
-            "deck_count": len(state["market"]["deck"]),
-        },
-        "counters": {
-            "pool": dict(sorted(Counter(state["counters"]["pool"]).items())),
-            "out": list(state["counters"]["out"]),
-        },
-        "fate_deck_count": len(state["fate"]["deck"]),
-        "fate_discard": [c["ref"] for c in state["fate"]["discard"]],
-        "relations": {k: dict(v) for k, v in state["relations"]["pairs"].items()},
-        "hegemons": list(state["relations"]["hegemons"]),
-        "coalitions": {k: list(v) for k, v in state["relations"]["coalitions"].items()},
-        "prompts": pending(state),
-        "score": {str(s): v for s, v in score(state).items()},
-        "result": state["result"],
+
+
+def _view_area(x: dict[str, Any]) -> dict[str, Any]:
+    """The allowlisted AREA_KEYS, in that order, deep-copied: ties, claims and
+    buildings hold scalars and partial is {seat: {base: n}}
+    (docs/engine-contract.md), so copying the containers is a deep copy, at a
+    third of the cost of a ``marshal`` round trip."""
+    return {
+        "owner": x["owner"],
+        "social": x["social"],
+        "unrest": x["unrest"],
+        "fort": x["fort"],
+        "ties": x["ties"][:],
+        "claims": x["claims"][:],
+        "partial": {s: bases.copy() for s, bases in x["partial"].items()},
+        "buildings": x["buildings"][:],
+        "language": x["language"],
+        "religion": x["religion"],
+        "usurper": x["usurper"],
+        "rebel_of": x["rebel_of"],
     }
+
+
+def _players(state: State, seat: int | None) -> list[dict[str, Any]]:
+    return [_public_player(state, s) for s in range(len(state["players"]))]
+
+
+def _areas(state: State, seat: int | None) -> dict[str, Any]:
+    return {a: _view_area(x) for a, x in state["areas"].items()}
+
+
+def _market(state: State, seat: int | None) -> dict[str, Any]:
+    g = geo()
+    return {
+        "row": [
+            {"card": e["card"], "name": g.notables[e["card"]]["name"], "coins": e["coins"]}
+            for e in state["market"]["row"]
+        ],
+        "deck_count": len(state["market"]["deck"]),
+    }
+
+
+def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
     it = state["interrupt"]
-    out["interrupt"] = (
-        None
-        if it is None
-        else {
-            "attacker": it["attacker"],
-            "defender": it["defender"],
-            "kind": it["action"]["kind"],
-            "base": it["action"]["base"],
-            "target": it["action"]["target"],
-            "rating": it["rating"],
-            "terms": [dict(t) for t in it["terms"]],
-        }
-    )
+    if it is None:
+        return None
+    return {
+        "attacker": it["attacker"],
+        "defender": it["defender"],
+        "kind": it["action"]["kind"],
+        "base": it["action"]["base"],
+        "target": it["action"]["target"],
+        "rating": it["rating"],
+        "terms": [dict(t) for t in it["terms"]],
+    }
+
+
+def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
     pa = state["parley"]
     if pa is None:
-        out["parley"] = None
-    else:
-        done = len(pa["votes"]) == len(pa["eligible"])
-        out["parley"] = {
-            "question": pa["question"],
-            "caller": pa["caller"],
-            "area": pa["area"],
-            "eligible": list(pa["eligible"]),
-            "weights": dict(pa["weights"]),
-            "voted": sorted(int(s) for s in pa["votes"]),
-            "votes": dict(pa["votes"]) if done else None,
-        }
+        return None
+    done = len(pa["votes"]) == len(pa["eligible"])
+    return {
+        "question": pa["question"],
+        "caller": pa["caller"],
+        "area": pa["area"],
+        "eligible": list(pa["eligible"]),
+        "weights": dict(pa["weights"]),
+        "voted": sorted(int(s) for s in pa["votes"]),
+        "votes": dict(pa["votes"]) if done else None,
+    }
+
+
+def _request(state: State, seat: int | None) -> dict[str, Any] | None:
     rq = state["request"]
-    out["request"] = (
-        None
-        if rq is None
-        else {
-            "kind": rq["kind"],
-            "seat": rq["seat"],
-            "area": rq["area"],
-            "ask": list(rq["ask"]),
-            "answered": sorted(int(s) for s in rq["answers"]),
-        }
-    )
+    if rq is None:
+        return None
+    return {
+        "kind": rq["kind"],
+        "seat": rq["seat"],
+        "area": rq["area"],
+        "ask": list(rq["ask"]),
+        "answered": sorted(int(s) for s in rq["answers"]),
+    }
+
+
+def _diplomacy(state: State, seat: int | None) -> dict[str, Any] | None:
     d = state["diplo"]
-    out["diplomacy"] = (
-        None
-        if d is None
-        else {
-            "pos": d["pos"],
-            "passes": d["passes"],
-            "proposal": dict(d["proposal"]) if d["proposal"] else None,
-        }
-    )
+    if d is None:
+        return None
+    return {
+        "pos": d["pos"],
+        "passes": d["passes"],
+        "proposal": dict(d["proposal"]) if d["proposal"] else None,
+    }
+
+
+def _initiative(state: State, seat: int | None) -> dict[str, Any] | None:
     ini = state["initiative"]
-    out["initiative"] = (
-        None
-        if ini is None
-        else {
-            "rolls": dict(ini["rolls"]),
-            "pickers": list(ini["pickers"]),
-            "slots": list(ini["slots"]),
+    if ini is None:
+        return None
+    return {
+        "rolls": dict(ini["rolls"]),
+        "pickers": list(ini["pickers"]),
+        "slots": list(ini["slots"]),
+    }
+
+
+Part = Callable[[State, Any], Any]
+
+# The public part of a view, key by key, in the order `view` lists them. Both
+# `view` (all at once) and `seat_view` (a key when it is read) build from here.
+PARTS: tuple[tuple[str, Part], ...] = (
+    ("scenario", lambda st, s: st["scenario"]),
+    ("turn", lambda st, s: st["turn"]),
+    ("end_turn", lambda st, s: st["end_turn"]),
+    ("year", lambda st, s: st["year"]),
+    ("round", lambda st, s: st["round"]),
+    ("rounds", lambda st, s: st["rounds"]),
+    ("phase", lambda st, s: st["phase"]),
+    ("order", lambda st, s: list(st["order"])),
+    ("active", lambda st, s: st["active"]),
+    ("step", lambda st, s: st["step"]),
+    ("over", lambda st, s: st["over"]),
+    ("players", _players),
+    ("areas", _areas),
+    ("market", _market),
+    (
+        "counters",
+        lambda st, s: {
+            "pool": dict(sorted(Counter(st["counters"]["pool"]).items())),
+            "out": list(st["counters"]["out"]),
+        },
+    ),
+    ("fate_deck_count", lambda st, s: len(st["fate"]["deck"])),
+    ("fate_discard", lambda st, s: [c["ref"] for c in st["fate"]["discard"]]),
+    ("relations", lambda st, s: {k: dict(v) for k, v in st["relations"]["pairs"].items()}),
+    ("hegemons", lambda st, s: list(st["relations"]["hegemons"])),
+    ("coalitions", lambda st, s: {k: list(v) for k, v in st["relations"]["coalitions"].items()}),
+    ("prompts", lambda st, s: pending(st)),
+    ("score", lambda st, s: {str(k): v for k, v in score(st).items()}),
+    ("result", lambda st, s: st["result"]),
+    ("interrupt", _interrupt),
+    ("parley", _parley),
+    ("request", _request),
+    ("diplomacy", _diplomacy),
+    ("initiative", _initiative),
+)
+
+
+def _card_key(c: dict[str, Any]) -> tuple[str, str, str]:
+    return (c["kind"], c["ref"], c["id"])
+
+
+def _holdings(state: State, seat: int) -> list[dict[str, Any]]:
+    g = geo()
+    return [
+        {
+            "id": h["id"],
+            "ref": h["ref"],
+            "name": g.fate.get(h["ref"], {}).get("name"),
+            "text": g.fate.get(h["ref"], {}).get("text"),
         }
-    )
-    if seat is not None:
-        p = player(state, seat)
-        deck = p["deck"]
-        listing = [_card(c) for c in deck["draw"] + deck["discard"]]
-        out["me"] = {
-            "seat": seat,
-            "hand": _card(deck["hand"]),
-            "deck_list": sorted(listing, key=lambda c: (c["kind"], c["ref"], c["id"])),
-            "draw_list": sorted(
-                (_card(c) for c in deck["draw"]), key=lambda c: (c["kind"], c["ref"], c["id"])
-            ),
-            "discard": [_card(c) for c in deck["discard"]],
-            "removed": [_card(c) for c in deck["removed"]],
-            "holdings": [
-                {
-                    "id": h["id"],
-                    "ref": h["ref"],
-                    "name": g.fate.get(h["ref"], {}).get("name"),
-                    "text": g.fate.get(h["ref"], {}).get("text"),
-                }
-                for h in p["holdings"]
-            ],
-            "draw_odds": draw_odds(p),
-            "petition_cost": petition_cost(state, seat),
-            "strikes": p["strikes"],
-            "passed": list(p.get("passed", [])),
-            "taxed": list(p["taxed"]),
-            "tax_state": p["tax_state"],
-        }
+        for h in player(state, seat)["holdings"]
+    ]
+
+
+def _deck(state: State, seat: int) -> dict[str, Any]:
+    deck: dict[str, Any] = player(state, seat)["deck"]
+    return deck
+
+
+# The seat's own part (``view(...)["me"]``), key by key.
+ME_PARTS: tuple[tuple[str, Callable[[State, int], Any]], ...] = (
+    ("seat", lambda st, s: s),
+    ("hand", lambda st, s: _card(_deck(st, s)["hand"])),
+    (
+        "deck_list",
+        lambda st, s: sorted(
+            [_card(c) for c in _deck(st, s)["draw"] + _deck(st, s)["discard"]], key=_card_key
+        ),
+    ),
+    ("draw_list", lambda st, s: sorted((_card(c) for c in _deck(st, s)["draw"]), key=_card_key)),
+    ("discard", lambda st, s: [_card(c) for c in _deck(st, s)["discard"]]),
+    ("removed", lambda st, s: [_card(c) for c in _deck(st, s)["removed"]]),
+    ("holdings", _holdings),
+    ("draw_odds", lambda st, s: draw_odds(player(st, s))),
+    ("petition_cost", lambda st, s: petition_cost(st, s)),
+    ("strikes", lambda st, s: player(st, s)["strikes"]),
+    ("passed", lambda st, s: list(player(st, s).get("passed", []))),
+    ("taxed", lambda st, s: list(player(st, s)["taxed"])),
+    ("tax_state", lambda st, s: player(st, s)["tax_state"]),
+)
+
+
+def _me(state: State, seat: int) -> dict[str, Any]:
+    return {k: f(state, seat) for k, f in ME_PARTS}
+
+
+def view(state: State, seat: int | None) -> dict[str, Any]:
+    _check_seat(state, seat)
+    with memo.SCOPE:
+        out: dict[str, Any] = {k: f(state, seat) for k, f in PARTS}
+        if seat is not None:
+            out["me"] = _me(state, seat)
     return out
+
+
+def _listed(state: State, seat: int, action: dict[str, Any]) -> bool:
+    """Whether ``action`` is one of the very action dicts `legal_actions` listed for
+    this position of a tracked state (`memo`): then it is open, with no need to
+    enumerate the kind's targets again."""
+    entry = memo.tracked(state)
+    legal = None if entry is None or entry.moving else entry.legal.get(seat)
+    return legal is not None and any(a is action for a in legal)
 
 
 def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     """The rating term by term and the exact odds, before the player commits."""
+    with memo.SCOPE:
+        return _explain(state, seat, action)
+
+
+def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(action, dict):
         raise IllegalAction("An action must be an object with a 'type'.", "malformed")
     if type(seat) is not int or not 0 <= seat < len(state["players"]):
@@ -252,7 +329,7 @@ def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             or state["interrupt"]
             or state["parley"]
             or state["request"]
-            or not endeavour_is_open(state, seat, action)
+            or not (_listed(state, seat, action) or endeavour_is_open(state, seat, action))
         ):
             raise IllegalAction("That endeavour is not open to you now.", "illegal")
         kind = action["kind"]

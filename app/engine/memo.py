@@ -1,0 +1,240 @@
+"""What the engine remembers about a position, kept outside the state.
+
+Nothing here is ever written into a state: `dumps`, `state_hash` and a replay
+see exactly the JSON they always saw. Two memos, each with a rule that makes it
+safe:
+
+- **Tracked states** (`track`): a state driven in place (`apply_in_place`,
+  `undo`, `clone`) is registered here with its legal actions and its seats'
+  lasting effects (`core.abilities`), computed once per position. Only the engine moves a tracked state, and every move
+  (`moved`, `restore`) drops or swaps the memo, so a hit is always the list
+  `legal_actions` would compute. Whoever drives a state in place must not edit
+  it by hand (docs/engine-contract.md, "In place"); states that were never
+  tracked (every state `apply` returns, every state a test edits) are never
+  memoised. The registry keeps the last `MAX_TRACKED` states (an evicted one
+  only loses its memo: it is computed again).
+- **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
+  kept up to date while areas change hands (`owner_changed`, from the one
+  place that changes an owner, `endeavours.change_owner`), instead of a scan
+  of the map every time a rule asks what a seat owns. A tracked state keeps
+  its index from move to move; any other state has one for the length of one
+  engine call (a `SCOPE`: `apply`, `legal_actions`, `view`, `explain`…), since
+  nobody else can change a state in the middle of an engine call. The
+  per-call memo lives per thread, so two server threads never see each
+  other's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import marshal
+import threading
+from typing import Any
+
+from app.engine.clone import copy_areas, copy_json
+from app.engine.errors import EngineError
+
+State = dict[str, Any]
+
+# A bot's game is one tracked state, a search a root and the line it plays:
+# a few. Each entry holds its state alive, so the registry stays small.
+MAX_TRACKED = 16
+_LOCK = threading.Lock()
+
+_STAMPS = itertools.count(1)
+
+
+class Entry:
+    """The memo of one tracked state: its legal actions by seat at the current
+    position, and the stamp that names the position."""
+
+    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.legal: dict[int, list[dict[str, Any]]] = {}
+        # seat -> its lasting effects (core.abilities), for this position.
+        self.abilities: dict[int, tuple[dict[str, Any], ...]] = {}
+        self.stamp = next(_STAMPS)
+        # True while `apply_in_place` is changing the state: then no memo of the
+        # position (legal actions, abilities) is read or written.
+        self.moving = False
+        # (the areas dict it indexes, owner -> sorted area ids): kept across
+        # calls and moves, brought up to date by `owner_changed`.
+        self.owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
+
+    def moved(self) -> None:
+        """The state is about to change: a new position, nothing known of it."""
+        self.legal = {}
+        self.abilities = {}
+        self.stamp = next(_STAMPS)
+
+
+_TRACKED: dict[int, Entry] = {}
+
+
+def tracked(state: State) -> Entry | None:
+    entry = _TRACKED.get(id(state))
+    if entry is None or entry.state is not state:
+        return None
+    return entry
+
+
+def track(state: State) -> Entry:
+    entry = tracked(state)
+    if entry is None:
+        with _LOCK:
+            while len(_TRACKED) >= MAX_TRACKED:
+                del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
+            entry = _TRACKED[id(state)] = Entry(state)
+    return entry
+
+
+def forget(state: State) -> None:
+    with _LOCK:
+        if tracked(state) is not None:
+            del _TRACKED[id(state)]
+
+
+class Undo:
+    """What `undo` needs to take back one `apply_in_place`: the state as it was,
+    and the stamps before and after, so that tokens are taken back last first
+    and once.
+
+    The state before is kept as the areas copied by layout plus everything else
+    as ``marshal`` bytes: bytes are one object, not thousands the garbage
+    collector walks again and again while a search holds a long line of
+    tokens, and ``marshal`` keeps key order and tells True from 1."""
+
+    __slots__ = ("state", "shell", "areas", "legal", "stamp_before", "stamp_after")
+
+    def __init__(self, state: State, entry: Entry) -> None:
+        areas = state.get("areas")
+        if type(areas) is dict:
+            shell = state.copy()
+            shell["areas"] = None
+            self.areas: dict[str, Any] | None = copy_areas(areas)
+        else:  # pragma: no cover - not a state this engine makes
+            shell, self.areas = state, None
+        self.shell: bytes | None = marshal.dumps(shell)
+        self.state: State | None = state
+        self.legal = entry.legal
+        self.stamp_before = entry.stamp
+        self.stamp_after = 0
+
+
+def restore(state: State, token: Undo) -> None:
+    if not isinstance(token, Undo):
+        raise EngineError("That is not an undo token.")
+    if token.state is not state or token.shell is None:
+        raise EngineError("That undo token belongs to another state (or was used already).")
+    entry = tracked(state)
+    if entry is not None and entry.stamp != token.stamp_after:
+        raise EngineError("Undo the later moves first: tokens are taken back last first.")
+    before: State = marshal.loads(token.shell)
+    if token.areas is not None:
+        before["areas"] = token.areas
+    state.clear()
+    state.update(before)
+    token.state = None
+    token.shell = None
+    token.areas = None
+    entry = track(state)
+    entry.legal = token.legal  # the position before: its memo holds again
+    entry.abilities = {}
+    entry.moving = False
+    entry.stamp = token.stamp_before
+
+
+def detach(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events that share nothing with a state that keeps moving."""
+    if not events:
+        return events
+    out: list[dict[str, Any]] = copy_json(events)
+    return out
+
+
+# ---------------------------------------------------------------- owned areas, per engine call
+
+
+class _Local(threading.local):
+    depth = 0
+    owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
+
+
+LOCAL = _Local()
+
+
+class _Scope:
+    """``with SCOPE:`` around an engine call: the owned-areas memo lives as long as
+    the outermost one."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        LOCAL.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        LOCAL.depth -= 1
+        if not LOCAL.depth:
+            LOCAL.owned = None
+
+
+SCOPE = _Scope()
+
+
+def scope() -> _Scope:
+    return SCOPE
+
+
+def _index(areas: dict[str, Any]) -> dict[Any, list[str]]:
+    index: dict[Any, list[str]] = {}
+    for a_id, a in areas.items():
+        owner = a["owner"]
+        bucket = index.get(owner)
+        if bucket is None:
+            index[owner] = [a_id]
+        else:
+            bucket.append(a_id)
+    for bucket in index.values():
+        bucket.sort()
+    return index
+
+
+def owned_index(state: State) -> dict[Any, list[str]] | None:
+    """Owner -> sorted area ids for the state in hand: kept with a tracked state
+    from move to move, otherwise for the length of the engine call (``None``
+    outside one: then the caller scans)."""
+    areas = state["areas"]
+    entry = _TRACKED.get(id(state))
+    if entry is not None and entry.state is state:
+        memo = entry.owned
+        if memo is None or memo[0] is not areas:
+            memo = entry.owned = (areas, _index(areas))
+        return memo[1]
+    local = LOCAL
+    if not local.depth:
+        return None
+    memo = local.owned
+    if memo is None or memo[0] is not areas:
+        memo = local.owned = (areas, _index(areas))
+    return memo[1]
+
+
+def owner_changed(state: State, area_id: str, old: Any, new: Any) -> None:
+    """Keep the owned-areas memos true when an area changes hands (7.4)."""
+    if old == new:
+        return
+    areas = state["areas"]
+    entry = tracked(state)
+    for memo in (LOCAL.owned, None if entry is None else entry.owned):
+        if memo is None or memo[0] is not areas:
+            continue
+        index = memo[1]
+        was = index.get(old)
+        if was is not None and area_id in was:
+            was.remove(area_id)
+        now = index.setdefault(new, [])
+        if area_id not in now:
+            bisect.insort(now, area_id)
