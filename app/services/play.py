@@ -287,7 +287,7 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
     rng = random.Random(f"{game.seed}:{game.last_action}")
     action = bots.choose_action(
         level,
-        engine.view(state, seat.index),
+        engine.seat_view(state, seat.index),
         legal,
         rng,
         partial(engine.explain, state, seat.index),
