@@ -117,7 +117,7 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
 
 def prompt_started(game: Game, deadline_iso: str) -> datetime:
     """When a decision began: its deadline minus the pace."""
-    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]))
+    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]) or 0)
     return datetime.fromisoformat(deadline_iso) - span
 
 
@@ -180,6 +180,7 @@ def candidate_games(db: Session, now: datetime) -> list[int]:
     old_enough = [
         (Game.pace == pace) & (Game.next_deadline <= now + timedelta(seconds=span) - TURN_DELAY)
         for pace, span in lobby.PACES.items()
+        if span is not None  # a game with no clock has no deadline
     ]
     return list(
         db.scalars(

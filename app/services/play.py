@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, lobby, orders
+from app.services import gamelog, lobby, orders, standins
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.store.models import Action, Event, Game, Seat, Snapshot
 from app.store.types import utcnow
@@ -116,7 +116,10 @@ def after_change(
 ) -> dict[str, Any]:
     """Bots answer their prompts, the end is detected, state and deadlines saved."""
     state = run_bots(db, game, state)
+    was = game.status
     finish_if_over(game, state, now)
+    if was == "active" and game.status == "finished":
+        standins.on_finish(db, game)  # stand-in counts into the result; ratings move
     gamelog.save_state(db, game, state)
     set_deadlines(game, state, acted, now)
     db.flush()
@@ -222,7 +225,12 @@ def set_deadlines(game: Game, state: dict[str, Any], acted: set[int], now: datet
     people = {s.index for s in game.seats if s.user_id is not None and not s.standin}
     old = dict(game.deadlines or {})
     new: dict[str, str] = {}
-    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]))
+    seconds = lobby.PACES.get(game.pace, lobby.PACES["live"])
+    if seconds is None:  # no clock (a game against bots only)
+        game.deadlines = {}
+        game.next_deadline = None
+        return
+    span = timedelta(seconds=seconds)
     for prompt in engine.pending(state):
         index = prompt["seat"]
         if index not in people:
@@ -247,6 +255,7 @@ def reclaim(db: Session, game_id: int, user_id: int) -> Game:
     seat.standin = None
     seat.missed = 0
     game.version += 1
+    standins.announce_return(db, game, seat)
     if game.status == "active":
         set_deadlines(game, gamelog.load_state(game), {seat.index}, utcnow())
     db.flush()

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -263,3 +264,25 @@ class Notification(Base):
     status: Mapped[str] = mapped_column(String(16), default="sending")
     error: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PlayerStats(Base):
+    """A player's rating (openskill Plackett-Luce: `mu` ± `sigma`, shown as the
+    conservative ``mu - 3 sigma``), games rated and won, and when last seen (for the
+    lobby's "who is online"). One row per user, made on first need."""
+
+    __tablename__ = "player_stats"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    mu: Mapped[float] = mapped_column(Float, default=25.0)
+    sigma: Mapped[float] = mapped_column(Float, default=25.0 / 3)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    last_seen_at: Mapped[datetime | None] = mapped_column(
+        UTCDateTime(), default=None, index=True
+    )
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="joined")

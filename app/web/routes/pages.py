@@ -220,7 +220,7 @@ def new_game_form(
     db: DB,
     login: Login,
     scenario: Annotated[str, Form()] = "",
-    pace: Annotated[str, Form()] = "live",
+    pace: Annotated[str, Form()] = "auto",
     public: Annotated[str | None, Form()] = None,
     power: Annotated[str, Form()] = "",
     seat_1: Annotated[str, Form()] = "bot:heuristic",

@@ -217,6 +217,8 @@ class GamePage {
   async refresh() {
     try {
       const next = await this.api.view();
+      if (this.noticeKind === "connection") this.notice("");
+      if (this.$("conn")?.dataset.state === "offline") this.status(this.live?.status || "online");
       if (next.last_seq !== undefined && next.last_seq > (this.chronicle.lastSeq || 0)) {
         await this.catchUpEvents();
       }
@@ -287,8 +289,9 @@ class GamePage {
       await this.refresh();
       return true;
     } catch (err) {
-      const words = err instanceof Refusal ? (err.status === 409 ? STALE : err.message) : `Could not send: ${err.message}`;
-      this.notice(words, "error");
+      const words = err instanceof Refusal ? (err.status === 409 ? STALE : err.message)
+        : "Could not send your move: the connection is down. It was not played; try again once the connection is back.";
+      this.notice(words, err instanceof Refusal ? "error" : "connection");
       await this.refresh();
       return false;
     }
@@ -318,12 +321,15 @@ class GamePage {
 
   notice(text, kind = "info") {
     const n = this.$("notice");
+    this.noticeKind = text ? kind : "";
     n.textContent = text || "";
     n.className = `notice ${kind}`;
     n.hidden = !text;
   }
 
   status(s) {
+    // a connection complaint goes once the connection is back
+    if ((s === "connected" || s === "online") && this.noticeKind === "connection") this.notice("");
     const node = this.$("conn");
     if (!node) return;
     node.textContent = humanize(s);
