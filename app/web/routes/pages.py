@@ -63,6 +63,12 @@ def home(request: Request, db: DB, login: Login) -> Response:
     return render(request, "lobby.html", ctx, login)
 
 
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever the page says: send them to the icon."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
+
+
 # --------------------------------------------------------------------------- accounts
 
 

@@ -99,6 +99,16 @@ function keepButtons(root, fresh) {
   }
 }
 
+/** "played by a bot for 14 decisions" — the result never hides a stand-in. */
+export function standinNote(out, seat) {
+  const n = Number((out.standin || {})[seat] ?? (out.standin || {})[String(seat)] ?? 0);
+  const d = Number((out.defaulted || {})[seat] ?? (out.defaulted || {})[String(seat)] ?? 0);
+  const parts = [];
+  if (n) parts.push(`played by a bot for ${n} decision${n === 1 ? "" : "s"}`);
+  if (d) parts.push(`${d} decision${d === 1 ? "" : "s"} defaulted at a deadline`);
+  return parts.length ? el("span", { class: "result-standin" }, ` (${parts.join("; ")})`) : null;
+}
+
 export class Decisions {
   /**
    * @param {HTMLElement} root    the decision panel body
@@ -204,7 +214,10 @@ export class Decisions {
     };
     return el("div", { class: "outcome" },
       el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
-      ranking.length ? el("ol", {}, ranking.map((r) => { const seat = r && typeof r === "object" ? r.seat : r; return el("li", {}, `${this.ctx.seatName(seat)} — ${total(seat)} VP`); })) : null,
+      ranking.length ? el("ol", {}, ranking.map((r) => {
+        const seat = r && typeof r === "object" ? r.seat : r;
+        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(out, seat));
+      })) : null,
       out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
         ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
         : humanize(out.solitaire_rating)) : null);

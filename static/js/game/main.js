@@ -21,6 +21,7 @@ import { Decisions } from "./decide.js";
 import { renderExplain } from "./explain.js";
 import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
+import { Clock } from "./clock.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
 
 const POLL_MS = 2500;
@@ -47,6 +48,7 @@ class GamePage {
     ctx.recent = (n) => this.chronicle.recent(n);
     this.controls = new PageControls({ undo: this.$("undo-box"), standin: this.$("standin"),
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
+    this.clock = new Clock(this.$("clock-warning"));
     this.chat = this.$("chat") ? new Chat(this.$("chat"), this.api, (s) => ctx.seatName(s)) : null;
   }
 
@@ -254,6 +256,7 @@ class GamePage {
     this.map.render(view, (o) => this.powerOf(o));
     this.decisions.render(payload);
     this.controls.render(payload);
+    this.clock.render(payload);
     const mine = (payload.legal_actions || []).length > 0;
     if (mine && !this.wasMine) {
       const prompt = (payload.prompts || []).find((p) => p.seat === payload.seat);
