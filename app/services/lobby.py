@@ -431,7 +431,20 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
         "updated_at": game.updated_at.isoformat(),
         "outcome": game.outcome,
         "winner": winner_name(game),
+        "standin_note": standin_note(game),
     }
+
+
+def standin_note(game: Game) -> str | None:
+    """ "Han: played by a bot for 14 decisions" — a result never hides a stand-in."""
+    counts = (game.outcome or {}).get("standin") or {}
+    parts = []
+    for seat in game.seats:
+        n = int(counts.get(str(seat.index), 0))
+        if n:
+            who = power_name(game.scenario, seat.power) or f"seat {seat.index + 1}"
+            parts.append(f"{who}: played by a bot for {n} decision{'' if n == 1 else 's'}")
+    return "; ".join(parts) or None
 
 
 def winner_name(game: Game) -> str | None:
@@ -493,6 +506,19 @@ def my_games(db: Session, user_id: int, limit: int = 100) -> list[Game]:
 
     games.sort(key=lambda g: not waiting_for_me(g))  # stable: recent first within each group
     return games
+
+
+def my_finished_games(db: Session, user_id: int, limit: int = 20) -> list[Game]:
+    """My finished (and cancelled) games, newest first."""
+    mine = select(Seat.game_id).where(Seat.user_id == user_id)
+    return list(
+        db.scalars(
+            _query()
+            .where(Game.status.in_(("finished", "aborted")), Game.id.in_(mine))
+            .order_by(Game.updated_at.desc())
+            .limit(limit)
+        )
+    )
 
 
 def finished_games(db: Session, user_id: int | None = None, limit: int = 50) -> list[Game]:
