@@ -140,7 +140,9 @@ def coach_choice(
         seen.add("petition_bust")
     if "endeavour" in by:
         seen.add("endeavour")
-        free = [a for a in by["endeavour"] if a.get("talents", 0) == 1] or by["endeavour"]
+        # the first endeavour offered, with no extra talents (a certain result never
+        # hides the choice: see the talents step in static/js/game/decide.js)
+        free = [a for a in by["endeavour"] if a.get("talents", 0) == 0] or by["endeavour"]
         return free[0]
     if "tax" in by and "tax" not in seen:
         seen.add("tax")

@@ -49,6 +49,13 @@ class GamePage {
     this.controls = new PageControls({ undo: this.$("undo-box"), standin: this.$("standin"),
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
     this.clock = new Clock(this.$("clock-warning"));
+    this.tutor = null;
+    if (meta.scenario === "tutorial" && !meta.replay && this.$("coach")) {
+      import("./tutor.js").then(({ Tutor }) => {
+        this.tutor = new Tutor(this, this.$("coach"));
+        if (this.state) this.tutor.update(this.state);
+      });
+    }
     this.chat = this.$("chat") ? new Chat(this.$("chat"), this.api, (s) => ctx.seatName(s)) : null;
   }
 
@@ -257,6 +264,7 @@ class GamePage {
     this.decisions.render(payload);
     this.controls.render(payload);
     this.clock.render(payload);
+    if (this.tutor) this.tutor.update(payload);
     const mine = (payload.legal_actions || []).length > 0;
     if (mine && !this.wasMine) {
       const prompt = (payload.prompts || []).find((p) => p.seat === payload.seat);
