@@ -22,9 +22,8 @@ def play(seed: int, limit: int = 3000) -> tuple[set[str], int, bool, list[str]]:
     state = engine.new_game(tutorial.SCENARIO, list(tutorial.POWERS), seed, dict(tutorial.OPTIONS))
     seen: set[str] = set()
     decisions = 0
-    actions = 0
     order: list[str] = []
-    for _ in range(limit):
+    for actions in range(limit):
         if engine.outcome(state) is not None:
             return seen, decisions, True, order
         prompts = engine.pending(state)
@@ -39,16 +38,16 @@ def play(seed: int, limit: int = 3000) -> tuple[set[str], int, bool, list[str]]:
             order += sorted(seen - before)
             decisions += 1
         else:
+            # the same per-step seed the server's bots use (app/services/play.py)
             rng = random.Random(f"{seed}:{actions}")
             action = bots.choose_action(
                 tutorial.BOT, view, legal, rng, partial(engine.explain, state, seat)
             )
         state, _ = engine.apply(state, seat, action)
-        actions += 1
-        if seat == 0 and int((engine.view(state, 0).get("me") or {}).get("strikes") or 0) >= 2:
-            if "petition_bust" not in seen:
-                seen.add("petition_bust")
-                order.append("petition_bust")
+        strikes = int((engine.view(state, 0).get("me") or {}).get("strikes") or 0)
+        if seat == 0 and strikes >= 2 and "petition_bust" not in seen:
+            seen.add("petition_bust")
+            order.append("petition_bust")
     return seen, decisions, engine.outcome(state) is not None, order
 
 

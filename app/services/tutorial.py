@@ -166,6 +166,17 @@ def coach_choice(
 
 # --------------------------------------------------------------------------- the page's coach
 
+#: the actions that belong to each situation
+ACTS: dict[str, tuple[str, ...]] = {
+    "diplomacy": ("diplo",),
+    "draw": ("draw",),
+    "petition_bust": ("petition",),
+    "endeavour": ("endeavour",),
+    "defense": ("defend", "decline"),
+    "tax": ("tax", "plunder"),
+    "parley": ("call_parley", "vote"),
+}
+
 #: what the coach says in each situation: (title, sentence, rules)
 SAY: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "diplomacy": (
@@ -222,8 +233,7 @@ SAY_STEP: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "end_turn": (
         "End your turn",
-        "End your turn now and keep a year unused: only a year kept lets you defend when "
-        "attacked.",
+        "End your turn now and keep a year unused: only a year kept lets you defend when attacked.",
         ("13.13",),
     ),
     "dismiss": (
@@ -281,8 +291,8 @@ def coach(db: Session, game: Game, user_id: int) -> dict[str, Any]:
         return out
     action = coach_choice(payload["view"] or {}, legal, set(seen))
     spot = situation(payload["view"] or {}, legal)
-    if spot == "petition_bust" and action["type"] != "petition":
-        spot = None
+    if action["type"] not in ACTS.get(spot or "", ()):
+        spot = None  # an ordinary step (e.g. ending the turn while a tax is on offer)
     title, text, rules = SAY.get(spot or "", SAY_STEP.get(action["type"], ("", "", ())))
     out.update(
         {

@@ -280,9 +280,7 @@ class PlayerStats(Base):
     sigma: Mapped[float] = mapped_column(Float, default=25.0 / 3)
     games: Mapped[int] = mapped_column(Integer, default=0)
     wins: Mapped[int] = mapped_column(Integer, default=0)
-    last_seen_at: Mapped[datetime | None] = mapped_column(
-        UTCDateTime(), default=None, index=True
-    )
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     user: Mapped[User] = relationship(lazy="joined")

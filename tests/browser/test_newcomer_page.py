@@ -88,15 +88,30 @@ def test_the_defense_dialog_speaks_from_the_defenders_side(open_page: Callable[.
         legal_actions=[{"type": "defend", "talents": t} for t in range(3)] + [{"type": "decline"}],
         prompts=[{"seat": 0, "kind": "defend", "label": "Han attacks Bactria: defend?"}],
     )
-    s["view"]["interrupt"] = {"attacker": 1, "defender": 0, "target": "bactria", "kind": "conquest", "rating": 3}
+    s["view"]["interrupt"] = {
+        "attacker": 1,
+        "defender": 0,
+        "target": "bactria",
+        "kind": "conquest",
+        "rating": 3,
+    }
 
     def explain(a: dict[str, Any]) -> Any:
         if a["type"] != "defend":
             return None
         t = a["talents"]
         odds = {"-1B": 0.25 + 0.25 * t, "none": 0.25, "C": max(0.0, 0.5 - 0.25 * t)}
-        return {"type": "defend", "rating": 3 - t, "cost": 1, "odds": odds,
-                "results": {"-1B": "your base area loses a social level", "none": "no effect", "C": "conquest"}}
+        return {
+            "type": "defend",
+            "rating": 3 - t,
+            "cost": 1,
+            "odds": odds,
+            "results": {
+                "-1B": "your base area loses a social level",
+                "none": "no effect",
+                "C": "conquest",
+            },
+        }
 
     pg = open_page(s, explain)
     dialog = pg.locator("#decision-dialog")
@@ -118,11 +133,28 @@ def test_the_defense_dialog_speaks_from_the_defenders_side(open_page: Callable[.
 
 
 def test_the_chronicle_reads_as_plain_english(open_page: Callable[..., Any]) -> None:
-    s = state_with(events=[
-        {"seq": 1, "text": "Han: plot_coup against Ferghana — rating 2.", "rule": "8.7", "to": None},
-        {"seq": 2, "text": "Kujula Kadphises draws a administration advisor.", "rule": None, "to": None},
-        {"seq": 3, "text": "Han pays 1 talents; Kushan pays 11 talents.", "rule": None, "to": None},
-    ])
+    s = state_with(
+        events=[
+            {
+                "seq": 1,
+                "text": "Han: plot_coup against Ferghana — rating 2.",
+                "rule": "8.7",
+                "to": None,
+            },
+            {
+                "seq": 2,
+                "text": "Kujula Kadphises draws a administration advisor.",
+                "rule": None,
+                "to": None,
+            },
+            {
+                "seq": 3,
+                "text": "Han pays 1 talents; Kushan pays 11 talents.",
+                "rule": None,
+                "to": None,
+            },
+        ]
+    )
     pg = open_page(s)
     log = pg.locator("#log-list")
     pg.wait_for_function("document.querySelectorAll('#log-list li').length >= 3")
@@ -138,10 +170,17 @@ def test_the_chronicle_reads_as_plain_english(open_page: Callable[..., Any]) -> 
 def test_the_vp_box_shows_the_final_score_and_the_result_names_the_stand_in(
     open_page: Callable[..., Any],
 ) -> None:
-    s = state_with(status="finished", legal_actions=[], prompts=[],
-                   outcome={"winner": 0, "ranking": [0, 1],
-                            "scores": {"0": {"total": 18}, "1": {"total": 12}},
-                            "standin": {"1": 14}})
+    s = state_with(
+        status="finished",
+        legal_actions=[],
+        prompts=[],
+        outcome={
+            "winner": 0,
+            "ranking": [0, 1],
+            "scores": {"0": {"total": 18}, "1": {"total": 12}},
+            "standin": {"1": 14},
+        },
+    )
     s["view"]["over"] = True
     for p in s["view"]["players"]:
         p["vp"] = 0  # only the points banked in play: not the score
@@ -167,7 +206,13 @@ def test_a_petition_out_of_reach_says_why(open_page: Callable[..., Any]) -> None
 def test_the_prompt_never_offers_a_draw_that_is_not_there(open_page: Callable[..., Any]) -> None:
     s = state_with(
         legal_actions=[{"type": "end_turn"}],
-        prompts=[{"seat": 0, "kind": "turn", "label": "Your turn: draw an advisor, tax, recruit or end your turn."}],
+        prompts=[
+            {
+                "seat": 0,
+                "kind": "turn",
+                "label": "Your turn: draw an advisor, tax, recruit or end your turn.",
+            }
+        ],
     )
     s["view"]["me"]["hand"] = []
     s["view"]["players"][0]["years_left"] = 0
@@ -176,10 +221,18 @@ def test_the_prompt_never_offers_a_draw_that_is_not_there(open_page: Callable[..
 
 
 def test_no_talents_are_offered_past_a_certain_result(open_page: Callable[..., Any]) -> None:
-    s = state_with(legal_actions=[
-        {"type": "endeavour", "kind": "conquest", "base": "bactria", "target": "sogdiana", "talents": t}
-        for t in range(4)
-    ])
+    s = state_with(
+        legal_actions=[
+            {
+                "type": "endeavour",
+                "kind": "conquest",
+                "base": "bactria",
+                "target": "sogdiana",
+                "talents": t,
+            }
+            for t in range(4)
+        ]
+    )
 
     def explain(a: dict[str, Any]) -> Any:
         if a["type"] != "endeavour":
@@ -210,7 +263,9 @@ def test_recruit_buttons_show_the_price(open_page: Callable[..., Any]) -> None:
 
     pg = open_page(s, explain)
     button = pg.locator(".recruiting button[data-action=recruit]")
-    pg.wait_for_function("document.querySelector('.recruiting .price').textContent.includes('take')")
+    pg.wait_for_function(
+        "document.querySelector('.recruiting .price').textContent.includes('take')"
+    )
     text = button.inner_text()
     assert "Ban Chao" in text and "3 talents" in text and "you take the 1 talent" in text
 
@@ -245,9 +300,18 @@ def test_buttons_stay_put_when_a_bot_move_arrives(
     open_page: Callable[..., Any], served: tuple[str, Any]
 ) -> None:
     _, app = served
-    legal = [{"type": "diplo", "move": "declare_war", "power": "han"}, {"type": "diplo", "move": "pass"}]
-    pg = open_page(state_with(legal_actions=legal, prompts=[{"seat": 0, "kind": "diplomacy", "label": "Diplomacy"}]))
-    pg.evaluate("window.__held = document.querySelector('button[data-action=diplo][data-move=pass]')")
+    legal = [
+        {"type": "diplo", "move": "declare_war", "power": "han"},
+        {"type": "diplo", "move": "pass"},
+    ]
+    pg = open_page(
+        state_with(
+            legal_actions=legal, prompts=[{"seat": 0, "kind": "diplomacy", "label": "Diplomacy"}]
+        )
+    )
+    pg.evaluate(
+        "window.__held = document.querySelector('button[data-action=diplo][data-move=pass]')"
+    )
     pg.hover("button[data-action=diplo][data-move=pass]")
     new = copy.deepcopy(app.state.game)
     new["version"] += 1
@@ -277,8 +341,11 @@ def test_a_half_built_endeavour_survives_a_reload(open_page: Callable[..., Any])
 def test_a_countdown_and_a_warning_before_the_deadline(open_page: Callable[..., Any]) -> None:
     soon = (datetime.now(UTC) + timedelta(seconds=50)).isoformat()
     later = (datetime.now(UTC) + timedelta(minutes=4)).isoformat()
-    s = state_with(pace="live", status="active",
-                   prompts=[{"seat": 0, "kind": "advisor", "label": "Act", "deadline": later}])
+    s = state_with(
+        pace="live",
+        status="active",
+        prompts=[{"seat": 0, "kind": "advisor", "label": "Act", "deadline": later}],
+    )
     pg = open_page(s)
     deadline = pg.locator("#status .deadline")
     pg.wait_for_function("document.querySelector('#status .deadline').textContent.includes('left')")

@@ -71,7 +71,9 @@ def test_missed_deadlines_and_the_stand_in_are_said_and_counted(
                 break
     with factory() as db:
         texts = [e.payload["text"] for e in db.scalars(select(Event).where(Event.game_id == gid))]
-        kinds = [e.payload.get("kind") for e in db.scalars(select(Event).where(Event.game_id == gid))]
+        kinds = [
+            e.payload.get("kind") for e in db.scalars(select(Event).where(Event.game_id == gid))
+        ]
         assert any(t.startswith("Time ran out for ") for t in texts), texts[-5:]
         assert "standin" in kinds
         line = next(t for t in texts if t.startswith("A bot now plays for "))
@@ -117,8 +119,11 @@ def test_ratings_move_after_every_finished_game_and_show_in_profiles(
         game = finished_game(db, alice, bob, 0)
         alice_seat = lobby.seat_of(game, alice.id)
         assert alice_seat is not None
-        game.outcome = {**(game.outcome or {}), "winner": alice_seat.index,
-                        "ranking": [alice_seat.index, 1 - alice_seat.index]}
+        game.outcome = {
+            **(game.outcome or {}),
+            "winner": alice_seat.index,
+            "ranking": [alice_seat.index, 1 - alice_seat.index],
+        }
         changes = ratings.rate_game(db, game)
         assert changes[alice.id][1] > changes[alice.id][0] == 1000
         assert changes[bob.id][1] < 1000
@@ -137,7 +142,10 @@ def test_the_lobby_names_powers_never_codes(factory: sessionmaker[Session]) -> N
     with factory() as db:
         alice = accounts.signup(db, "alice", "correct horse 1")
         game = lobby.create_game(
-            db, alice, "late_antiquity", [lobby.SeatSpec("human"), lobby.SeatSpec("bot")],
+            db,
+            alice,
+            "late_antiquity",
+            [lobby.SeatSpec("human"), lobby.SeatSpec("bot")],
             host_power="wei",
         )
         seat = lobby.seat_summary(game.seats[0])

@@ -71,7 +71,9 @@ def home(request: Request, db: DB, login: Login) -> Response:
     uid = login.user_id if login else None
     seen(db, login)
     mine = [lobby.game_summary(g, uid) for g in lobby.my_games(db, uid)] if uid else []
-    mine_done = [lobby.game_summary(g, uid) for g in lobby.my_finished_games(db, uid)] if uid else []
+    mine_done = (
+        [lobby.game_summary(g, uid) for g in lobby.my_finished_games(db, uid)] if uid else []
+    )
     ctx: dict[str, Any] = {
         "open_games": [lobby.game_summary(g, uid) for g in lobby.open_games(db)],
         "my_games": mine,
@@ -89,7 +91,9 @@ def player_page(request: Request, username: str, db: DB, login: Login) -> Respon
     seen(db, login)
     found = ratings.profile(db, username, login.user_id if login else None)
     if found is None:
-        return render(request, "error.html", {"message": f"There is no player {username!r}."}, login, 404)
+        return render(
+            request, "error.html", {"message": f"There is no player {username!r}."}, login, 404
+        )
     return render(request, "profile.html", {"profile": found}, login)
 
 

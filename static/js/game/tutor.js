@@ -39,6 +39,7 @@ export class Tutor {
   }
 
   draw(a) {
+    this.root.dataset.version = String(a.version);
     const done = a.situations.filter((s) => s.done).length;
     const steps = el("ol", { class: "coach-steps", "aria-label": "Situations" },
       a.situations.map((s) => el("li", { class: s.done ? "done" : "", "data-situation": s.id }, s.done ? "✓ " : "", s.title)));
@@ -49,6 +50,7 @@ export class Tutor {
         el("p", {}, el("a", { class: "btn primary", href: "/games/new", id: "play-real" }, "Play a real game"),
           " ", el("a", { class: "btn", href: "/rules", target: "_blank", rel: "noopener" }, "Read the rules")));
       this.root.dataset.step = "over";
+      this.root.scrollIntoView({ block: "nearest" });
       return;
     }
     if (!a.action) {
