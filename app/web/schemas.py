@@ -32,7 +32,7 @@ class CreateGameBody(BaseModel):
         max_length=6,
         description="seat 0 first; the host takes the first human seat",
     )
-    pace: Literal["auto", "none", "live", "24h", "72h"] = "live"
+    pace: Literal["auto", "none", "live", "24h", "72h"] = "auto"
     public: bool = True
     power: str | None = Field(default=None, description="the host's power; None = random")
     options: dict[str, Any] = Field(

@@ -45,6 +45,19 @@ export function promptText(prompt, groups) {
   return `Your turn: ${list}.`;
 }
 
+/** One line per diplomatic move, with its rule (3). */
+const DIPLO_HELP = {
+  pass: ["Pass: make no move now; the phase ends when everyone has passed in a row", "3.2"],
+  declare_war: ["Declare war: you may then attack that power's areas (on a power at peace, a die decides if the treaty breaks)", "3.21"],
+  propose_peace: ["Propose peace: if accepted, neither of you may attack the other", "3.23"],
+  accept: ["Accept: the offer is made at once", "3.23"],
+  reject: ["Reject: things stay as they are", "3.23"],
+  claim_hegemony: ["Claim the hegemony: lead a coalition that other powers may join; each junior partner scores you a point", "3.51"],
+  relinquish_hegemony: ["Relinquish the hegemony: your coalition dissolves", "3.52"],
+  join: ["Join a hegemon's coalition as a junior partner", "3.53"],
+  leave: ["Leave your coalition, freely", "3.54"],
+};
+
 /** What a result means to the defender (the engine's words are the attacker's). */
 const DEFENDER_TEXT = {
   none: "nothing happens",
@@ -603,8 +616,13 @@ export class Decisions {
   }
 
   diplomacy(actions) {
+    // each move offered, said in a line with its rule: no bare "Claim hegemony"
+    const moves = [...new Set(actions.map((a) => String(a.move).replace(/^(accept|reject)_.*/, "$1")))];
+    const help = moves.map((m) => DIPLO_HELP[m]).filter(Boolean);
     return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"),
-      actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move))));
+      el("div", { class: "choice-group" },
+        actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move)))),
+      help.length ? el("ul", { class: "hint diplo-help" }, help.map(([text, rule]) => el("li", {}, `${text} (`, ruleLink(rule), ")"))) : null);
   }
 
   // ---- dialogs: defense interrupt (13) and parley vote (20.4) ----

@@ -45,6 +45,8 @@ export function renderRulers(node, state, ctx) {
         el("span", { class: `swatch pat-${ctx.pattern(p.power)}${ctx.meta.powers?.[p.power]?.light ? " light" : ""}`, "aria-hidden": "true" }),
         el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, ctx.meta.replay ? " — hand shown" : " — you") : null),
         prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
+        (state.seats || []).some((x) => x.index === seat && x.standin)
+          ? el("span", { class: "badge standin", title: "Its player missed three deadlines in a row; a bot decides until they take the seat back" }, "bot standing in") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),
       el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),
         emp.age !== undefined ? ` · age ${emp.age}` : "",
