@@ -218,9 +218,11 @@ SAY: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "parley": (
         "A parley",
-        "The Han claim Sogdiana, where you have a tie. Call a claim parley: every player "
-        "votes at once, each vote weighed; yes at least equal to no grants the claim.",
-        ("20.4", "20.42"),
+        "The Han claim Sogdiana, your area where you have a tie. Call a claim parley to win "
+        "a claim of your own, then vote: everyone votes at once with as many votes as their "
+        "emperor's Diplomacy, and yes at least equal to no grants you the claim (worth 2 "
+        "victory points while you own the area).",
+        ("18.32", "20.4", "26.1"),
     ),
 }
 #: the ordinary steps between the situations
@@ -290,10 +292,12 @@ def coach(db: Session, game: Game, user_id: int) -> dict[str, Any]:
     if not legal:
         return out
     action = coach_choice(payload["view"] or {}, legal, set(seen))
-    spot = situation(payload["view"] or {}, legal)
-    if action["type"] not in ACTS.get(spot or "", ()):
-        spot = None  # an ordinary step (e.g. ending the turn while a tax is on offer)
+    # the situation is the one the asked-for action belongs to (ending the turn while a
+    # tax is on offer is an ordinary step, not "a tax")
+    spot = next((name for name, acts in ACTS.items() if action["type"] in acts), None)
     title, text, rules = SAY.get(spot or "", SAY_STEP.get(action["type"], ("", "", ())))
+    if spot == "draw" and "draw" in seen:
+        title = "Draw an advisor"
     out.update(
         {
             "situation": spot,
