@@ -85,7 +85,7 @@ def state_with(**changes: Any) -> dict[str, Any]:
 
 def test_the_defense_dialog_speaks_from_the_defenders_side(open_page: Callable[..., Any]) -> None:
     s = state_with(
-        legal_actions=[{"type": "defend", "talents": t} for t in range(3)] + [{"type": "decline"}],
+        legal_actions=[{"type": "defend", "talents": t} for t in range(4)] + [{"type": "decline"}],
         prompts=[{"seat": 0, "kind": "defend", "label": "Han attacks Bactria: defend?"}],
     )
     s["view"]["interrupt"] = {
@@ -100,6 +100,7 @@ def test_the_defense_dialog_speaks_from_the_defenders_side(open_page: Callable[.
         if a["type"] != "defend":
             return None
         t = a["talents"]
+        t = min(t, 2)  # from two talents on they cannot harm you
         odds = {"-1B": 0.25 + 0.25 * t, "none": 0.25, "C": max(0.0, 0.5 - 0.25 * t)}
         return {
             "type": "defend",

@@ -46,7 +46,8 @@ def shoot(page: Any, name: str) -> None:
     page.wait_for_timeout(150)
     coach_ready(page)
     # on a phone the coach's words come first and the control below: show the control
-    page.evaluate("document.querySelector('.coach-target')?.scrollIntoView({block: 'end'})")
+    page.evaluate("document.querySelector('.coach-target')?.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(250)
     page.screenshot(path=str(artifact(f"tutorial-{name}-phone.png")), full_page=False)
     page.set_viewport_size(DESKTOP)
     page.wait_for_timeout(150)

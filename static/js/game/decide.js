@@ -656,6 +656,7 @@ export class Decisions {
     const explainBox = el("div", { class: "explain-box", "aria-live": "polite" },
       el("p", { class: "hint" }, "Point at a choice to see the odds."));
     const talents = [...defends].sort((a, b) => (a.talents ?? 0) - (b.talents ?? 0));
+    const loads = [];
     const attackTerms = Array.isArray(it.terms) && it.terms.length
       ? renderExplain({ type: "endeavour", terms: it.terms, rating: it.rating }) : null;
     const body = el("div", { class: "dialog-body" },
@@ -669,12 +670,13 @@ export class Decisions {
           // each amount shows what it buys at once: their rating after it, and the
           // chance their endeavour comes to nothing (13.21)
           if (talents.length <= 16) {
-            this.cachedExplain(a).then((data) => {
-              if (typeof data?.rating !== "number") return;
+            loads.push(this.cachedExplain(a).then((data) => {
+              if (typeof data?.rating !== "number") return null;
               const o = data.odds && typeof data.odds === "object" ? data.odds : null;
               const fail = o ? FAILURES.reduce((sum, code) => sum + (o[code] || 0), 0) : null;
               odds.textContent = `→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} chance you are unharmed`}`;
-            }).catch(() => {});
+              return { talents: a.talents ?? 0, fail, odds: JSON.stringify(o) };
+            }).catch(() => null));
           }
           return el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
             "data-talents": String(a.talents ?? ""),
@@ -686,6 +688,22 @@ export class Decisions {
           onclick: () => this.send(a) }, "Decline to defend"))),
       explainBox);
     this.openDialog("defend", `Defend ${area}?`, body, force);
+    // Talents past the amount that already makes you safe buy nothing: not offered.
+    Promise.all(loads).then((all) => {
+      const safe = all.find((x) => x && x.fail !== null && x.fail >= 1);
+      if (!safe) return;
+      let hidden = 0;
+      for (const x of all) {
+        if (!x || x.talents <= safe.talents || x.odds !== safe.odds) continue;
+        const b = this.dialog.querySelector(`button[data-action="defend"][data-talents="${x.talents}"]`);
+        if (b) { b.hidden = true; hidden += 1; }
+      }
+      const group = this.dialog.querySelector(".choice-group");
+      if (hidden && group && !this.dialog.querySelector(".hint.sure")) {
+        group.after(el("p", { class: "hint sure", "data-sure": String(safe.talents) },
+          `With ${safe.talents} talent${safe.talents === 1 ? "" : "s"} their attack cannot harm you: more would be wasted.`));
+      }
+    });
   }
 
   showVote(votes, force = false) {

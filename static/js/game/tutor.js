@@ -17,6 +17,10 @@ export class Tutor {
     this.asked = 0;
     this.advice = null;
     root.hidden = false;
+    // on a phone the control may be far below the coach: its words follow at the bottom
+    this.mini = el("div", { class: "coach-mini", id: "coach-mini", "aria-hidden": "true" });
+    document.body.appendChild(this.mini);
+    document.body.classList.add("coach-on");
     this.observer = new MutationObserver(() => this.mark());
     this.observer.observe(document.getElementById("decide-body"), { childList: true, subtree: true });
     const dialog = document.getElementById("decision-dialog");
@@ -49,6 +53,7 @@ export class Tutor {
         steps,
         el("p", {}, el("a", { class: "btn primary", href: "/games/new", id: "play-real" }, "Play a real game"),
           " ", el("a", { class: "btn", href: "/rules", target: "_blank", rel: "noopener" }, "Read the rules")));
+      fill(this.mini, el("strong", {}, "Tutorial complete: "), "the result and the “Play a real game” button are in the decision panel.");
       this.root.dataset.step = "over";
       this.root.scrollIntoView({ block: "nearest" });
       return;
@@ -58,6 +63,7 @@ export class Tutor {
       this.root.dataset.step = "waiting";
       return;
     }
+    fill(this.mini, el("strong", {}, `${a.title}: `), a.text);
     fill(this.root,
       el("h2", {}, `Tutorial · ${a.title}`),
       el("p", { class: "coach-text" }, a.text, " ", a.rules.length ? ["(", a.rules.map((r, i) => [i ? ", " : "", ruleLink(r)]), ")"] : null),
