@@ -1,4 +1,5 @@
-"""Jinja2 pages: sign up, log in, the lobby, a new game, a game's pre-start lobby.
+"""Jinja2 pages: sign up, log in, the lobby (with who is online), a new game, a game's
+pre-start lobby, player profiles, and the tutorial (start/resume, and its coach's advice).
 
 Form posts carry ``csrf_token`` (the session's, or before logging in the
 double-submit ``ig_csrf`` cookie's). Errors come back as a flash message.
@@ -20,6 +21,7 @@ from app.store.models import Game, User, UserSession
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
+    CsrfChecked,
     Login,
     SettingsDep,
     client_ip,
@@ -84,6 +86,14 @@ def home(request: Request, db: DB, login: Login) -> Response:
     }
     with_ratings(ctx, db, ctx["open_games"], mine, mine_done, ctx["finished_games"])
     return render(request, "lobby.html", ctx, login)
+
+
+@router.post("/presence", status_code=204)
+def presence(db: DB, login: CsrfChecked) -> Response:
+    """The game page says "still here" once a minute: who is online (the lobby)."""
+    ratings.seen(db, login.user_id)
+    db.commit()
+    return Response(status_code=204)
 
 
 @router.get("/players/{username}", response_class=HTMLResponse)

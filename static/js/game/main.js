@@ -147,10 +147,21 @@ class GamePage {
     await mapLoad;
     if (this.state) this.map.render(this.state.view || {}, (o) => this.powerOf(o));
     await this.connect();
+    this.keepPresence();
     if (this.chat) {
       this.chat.refresh();
       setInterval(() => this.chat.refresh(), 5000);
     }
+  }
+
+  /** "Still here", once a minute, for the lobby's "who is online" (POST /presence). */
+  keepPresence() {
+    const token = document.querySelector('meta[name="csrf-token"]')?.content;
+    if (!token || this.state?.seat === null || this.state?.seat === undefined) return;
+    const ping = () => fetch("/presence", { method: "POST", credentials: "same-origin",
+      headers: { "X-CSRF-Token": token } }).catch(() => {});
+    ping();
+    setInterval(ping, 60000);
   }
 
   /** A finished game, step by step (replay.js): no socket, no polling. */
