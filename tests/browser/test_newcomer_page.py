@@ -276,6 +276,7 @@ def test_giving_up_a_tie_is_explained(open_page: Callable[..., Any]) -> None:
     s["view"]["me"]["hand"] = []
     pg = open_page(s)
     box = pg.locator(".remove-ties")
+    box.locator("summary").click()  # folded away: a rare choice
     text = box.inner_text()
     assert "Remove your tie in Sogdiana" in text
     assert "lowers its rebellion value by 2" in text and "§12.43" in text

@@ -188,10 +188,11 @@ export class Decisions {
     if (groups.tax || groups.plunder) sections.push(this.taxation(groups.tax || [], groups.plunder || []));
     if (groups.recruit) sections.push(this.recruiting(groups.recruit));
     if (groups.waive_tie) sections.push(this.waiveTie(groups.waive_tie));
+    if (groups.call_parley) sections.push(this.parleys(groups.call_parley));
     if (groups.remove_tie) sections.push(this.removeTies(groups.remove_tie));
     if (groups.diplo) sections.push(this.diplomacy(groups.diplo));
     if (groups.choose_slot) sections.push(this.initiative(groups.choose_slot));
-    const known = new Set(["remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
+    const known = new Set(["call_parley", "remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
     const others = legal.filter((a) => !known.has(a.type));
     if (others.length) {
       sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),
@@ -592,8 +593,16 @@ export class Decisions {
     return box;
   }
 
+  parleys(actions) {
+    return el("section", { class: "parleys", "aria-label": "Call a parley" }, el("h3", {}, "Call a claim parley"),
+      el("p", { class: "hint" }, "A rival claims an area of yours where you have a tie: a parley lets everyone vote, each with "
+        + "their emperor's Diplomacy; yes at least equal to no gives you a claim too (", ruleLink("18.32"), ", ", ruleLink("20.42"), ")."),
+      el("div", { class: "choice-group" }, actions.map((a) => this.button(a, this.describe(a)))));
+  }
+
   removeTies(actions) {
-    return el("section", { class: "remove-ties", "aria-label": "Give up a tie" }, el("h3", {}, "Give up a tie (rarely wise)"),
+    // folded: a rare choice should not crowd the usual ones
+    return el("details", { class: "remove-ties", "aria-label": "Give up a tie" }, el("summary", {}, "Give up a tie (rarely wise)"),
       el("p", { class: "hint" }, "A tie is a bond with an area's people. Your tie to your own area lowers its rebellion value by 2; "
         + "a tie in a rival's area is the first step to claiming it. You may give one up at any time in your turn, for good (",
       ruleLink("12.42"), ", ", ruleLink("12.43"), ")."),
