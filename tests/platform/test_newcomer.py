@@ -96,6 +96,10 @@ def test_missed_deadlines_and_the_stand_in_are_said_and_counted(
         standins.on_finish(db, game)
         assert "standin" in (game.outcome or {}) and "defaulted" in (game.outcome or {})
         assert sum((game.outcome or {})["defaulted"].values()) >= 3
+        # the lobby's line for a finished game says who a bot played for
+        game.outcome = {**(game.outcome or {}), "standin": {str(seat.index): 14}}
+        note = lobby.game_summary(game)["standin_note"]
+        assert note is not None and note.endswith("played by a bot for 14 decisions")
 
 
 def finished_game(db: Session, host: accounts.User, other: accounts.User, winner: int) -> Game:
