@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from app.store.models import Game, PlayerStats, Seat, User
@@ -37,12 +38,21 @@ def shown(mu: float, sigma: float) -> int:
     return round(1000 + 40 * ((mu - 3 * sigma) - (MU - 3 * SIGMA)))
 
 
-def stats_for(db: Session, user_id: int) -> PlayerStats:
-    stats = db.get(PlayerStats, user_id)
+def stats_for(db: Session, user_id: int, lock: bool = False) -> PlayerStats:
+    """The user's row, made on first need. Two requests making it at once are safe
+    (the loser's insert rolls back to a savepoint and reads the winner's row);
+    `lock` holds the row until the transaction ends (a rating update)."""
+    query = select(PlayerStats).where(PlayerStats.user_id == user_id)
+    if lock:
+        query = query.with_for_update(of=PlayerStats)
+    stats = db.scalar(query)
     if stats is None:
-        stats = PlayerStats(user_id=user_id, mu=MU, sigma=SIGMA, games=0, wins=0)
-        db.add(stats)
-        db.flush()
+        try:
+            with db.begin_nested():
+                stats = PlayerStats(user_id=user_id, mu=MU, sigma=SIGMA, games=0, wins=0)
+                db.add(stats)
+        except IntegrityError:
+            stats = db.scalars(query).one()
     return stats
 
 
@@ -74,7 +84,7 @@ def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
         if seat is None:
             continue
         if seat.user_id is not None:
-            stats = stats_for(db, seat.user_id)
+            stats = stats_for(db, seat.user_id, lock=True)
             teams.append([model.rating(mu=stats.mu, sigma=stats.sigma)])
             people.append((seat.user_id, stats))
         else:
