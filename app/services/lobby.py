@@ -437,7 +437,7 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
 
 def standin_note(game: Game) -> str | None:
     """ "Han: played by a bot for 14 decisions" — a result never hides a stand-in."""
-    counts = (game.outcome or {}).get("standin") or {}
+    counts = (game.result_notes or {}).get("standin") or {}
     parts = []
     for seat in game.seats:
         n = int(counts.get(str(seat.index), 0))

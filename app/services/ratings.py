@@ -68,12 +68,13 @@ def ratings_of(db: Session, user_ids: list[int]) -> dict[int, int]:
 def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
     """Update the rating of every person seated in finished `game` from its ranking.
     Returns user id -> (rating before, rating after). Idempotent: a game is rated once
-    (marked in its outcome as ``rated``)."""
+    (its ``result_notes`` keep ``rated``)."""
     from openskill.models import PlackettLuce
 
-    outcome = dict(game.outcome or {})
+    outcome = game.outcome or {}
+    notes = dict(game.result_notes or {})
     ranking = [int(s) for s in outcome.get("ranking") or []]
-    if game.status != "finished" or not ranking or outcome.get("rated"):
+    if game.status != "finished" or not ranking or "rated" in notes:
         return {}
     model = PlackettLuce(mu=MU, sigma=SIGMA)
     by_index = {s.index: s for s in game.seats}
@@ -105,8 +106,8 @@ def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
         stats.wins += 1 if place == 0 else 0
         stats.updated_at = now
         changes[uid] = (before, shown(stats.mu, stats.sigma))
-    outcome["rated"] = {str(uid): list(v) for uid, v in changes.items()}
-    game.outcome = outcome
+    notes["rated"] = {str(uid): list(v) for uid, v in changes.items()}
+    game.result_notes = notes
     db.flush()
     return changes
 
@@ -192,8 +193,9 @@ def game_line(game: Game, user_id: int) -> dict[str, Any]:
     ranking = [int(s) for s in outcome.get("ranking") or []]
     place = ranking.index(seat.index) + 1 if seat.index in ranking else None
     score = (outcome.get("scores") or {}).get(str(seat.index)) or {}
-    change = (outcome.get("rated") or {}).get(str(user_id))
-    standin = int((outcome.get("standin") or {}).get(str(seat.index), 0))
+    notes = game.result_notes or {}
+    change = (notes.get("rated") or {}).get(str(user_id))
+    standin = int((notes.get("standin") or {}).get(str(seat.index), 0))
     return {
         "id": game.id,
         "status": game.status,

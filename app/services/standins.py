@@ -82,13 +82,14 @@ def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]
 
 
 def on_finish(db: Session, game: Game) -> None:
-    """Called once when a game has just finished: the result records the stand-in
-    decisions per seat, then the players' ratings move (app/services/ratings.py)."""
+    """Called once when a game has just finished: its result notes record the stand-in
+    decisions per seat, then the players' ratings move (app/services/ratings.py). The
+    engine's `outcome` is left as the engine made it."""
     from app.services import ratings
 
-    outcome = dict(game.outcome or {})
-    if "standin" not in outcome:
-        outcome["standin"] = {str(k): v for k, v in counts(db, game.id).items()}
-        outcome["defaulted"] = {str(k): v for k, v in counts(db, game.id, "deadline").items()}
-        game.outcome = outcome
+    notes = dict(game.result_notes or {})
+    if "standin" not in notes:
+        notes["standin"] = {str(k): v for k, v in counts(db, game.id).items()}
+        notes["defaulted"] = {str(k): v for k, v in counts(db, game.id, "deadline").items()}
+        game.result_notes = notes
     ratings.rate_game(db, game)

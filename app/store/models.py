@@ -119,6 +119,10 @@ class Game(Base):
     deadlines: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
     next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    #: what the platform adds to a finished game's result, beside the engine's own
+    #: `outcome` (which stays exactly what the engine says, so a record verifies):
+    #: {"standin": {seat: decisions}, "defaulted": {seat: n}, "rated": {user: [before, after]}}
+    result_notes: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)

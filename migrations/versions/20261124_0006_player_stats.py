@@ -1,4 +1,5 @@
-"""Player stats: rating (openskill), games rated and won, last seen.
+"""Player stats (rating with openskill, games rated and won, last seen) and
+games.result_notes (stand-in counts and rating changes of a finished game).
 
 Revision ID: 0006
 Revises: 0003 (re-chained at merge after the platform's 0004/0005)
@@ -11,6 +12,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0006"
 down_revision: str | None = "0003"
@@ -19,6 +21,14 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column(
+                "result_notes",
+                sa.JSON().with_variant(postgresql.JSONB(), "postgresql"),
+                nullable=True,
+            )
+        )
     op.create_table(
         "player_stats",
         sa.Column("user_id", sa.Integer(), nullable=False),
@@ -46,3 +56,5 @@ def downgrade() -> None:
     with op.batch_alter_table("player_stats", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_player_stats_last_seen_at"))
     op.drop_table("player_stats")
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.drop_column("result_notes")

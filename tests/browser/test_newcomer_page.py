@@ -179,8 +179,8 @@ def test_the_vp_box_shows_the_final_score_and_the_result_names_the_stand_in(
             "winner": 0,
             "ranking": [0, 1],
             "scores": {"0": {"total": 18}, "1": {"total": 12}},
-            "standin": {"1": 14},
         },
+        result_notes={"standin": {"1": 14}},
     )
     s["view"]["over"] = True
     for p in s["view"]["players"]:

@@ -113,7 +113,8 @@ function keepButtons(root, fresh) {
 }
 
 /** "played by a bot for 14 decisions" — the result never hides a stand-in. */
-export function standinNote(out, seat) {
+export function standinNote(notes, seat) {
+  const out = notes || {};
   const n = Number((out.standin || {})[seat] ?? (out.standin || {})[String(seat)] ?? 0);
   const d = Number((out.defaulted || {})[seat] ?? (out.defaulted || {})[String(seat)] ?? 0);
   const parts = [];
@@ -230,7 +231,7 @@ export class Decisions {
       el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
       ranking.length ? el("ol", {}, ranking.map((r) => {
         const seat = r && typeof r === "object" ? r.seat : r;
-        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(out, seat));
+        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(this.state.result_notes, seat));
       })) : null,
       out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
         ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
