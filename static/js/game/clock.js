@@ -61,7 +61,7 @@ export class Clock {
       : "Time is up: the default is being taken for you.";
     if (this.banner.dataset.text !== text) {
       this.banner.dataset.text = text;
-      fill(this.banner, el("strong", {}, "⏳ "), text);
+      fill(this.banner, el("strong", {}, "Time is short. "), text);
     }
     this.banner.dataset.shown = "1";
   }
