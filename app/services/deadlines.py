@@ -40,7 +40,7 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         return None
     state = gamelog.load_state(game)
     overdue = sorted(
-        int(k) for k, v in (game.deadlines or {}).items() if datetime.fromisoformat(v) <= now
+        int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
     )
     acted: set[int] = set()
     for index in overdue:

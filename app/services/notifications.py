@@ -135,6 +135,8 @@ def owed_turn_notices(db: Session, game: Game, now: datetime) -> list[tuple[Seat
     """The seats of `game` whose person should now hear that it is their turn."""
     owed = []
     for key, deadline in (game.deadlines or {}).items():
+        if deadline is None:
+            continue  # a game with no clock
         seat = next((s for s in game.seats if s.index == int(key)), None)
         if seat is None or seat.user is None or not seat.user.notify_turns:
             continue

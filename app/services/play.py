@@ -224,10 +224,13 @@ def set_deadlines(game: Game, state: dict[str, Any], acted: set[int], now: datet
         return
     people = {s.index for s in game.seats if s.user_id is not None and not s.standin}
     old = dict(game.deadlines or {})
-    new: dict[str, str] = {}
+    new: dict[str, str | None] = {}
     seconds = lobby.PACES.get(game.pace, lobby.PACES["live"])
-    if seconds is None:  # no clock (a game against bots only)
-        game.deadlines = {}
+    if seconds is None:
+        # No clock (a game against bots only): who owes a decision, without a deadline.
+        game.deadlines = {
+            str(p["seat"]): None for p in engine.pending(state) if p["seat"] in people
+        }
         game.next_deadline = None
         return
     span = timedelta(seconds=seconds)
@@ -236,12 +239,12 @@ def set_deadlines(game: Game, state: dict[str, Any], acted: set[int], now: datet
         if index not in people:
             continue
         key = str(index)
-        if key in old and index not in acted:
+        if old.get(key) and index not in acted:
             new[key] = old[key]
         else:
             new[key] = (now + span).isoformat()
     game.deadlines = new
-    game.next_deadline = min((datetime.fromisoformat(v) for v in new.values()), default=None)
+    game.next_deadline = min((datetime.fromisoformat(v) for v in new.values() if v), default=None)
 
 
 def reclaim(db: Session, game_id: int, user_id: int) -> Game:

@@ -115,8 +115,9 @@ class Game(Base):
     last_event: Mapped[int] = mapped_column(Integer, default=0)
     #: the state at `version`, canonical JSON text (engine.dumps); None in the lobby.
     state: Mapped[str | None] = mapped_column(Text, default=None)
-    #: per seat (as a string key) the ISO deadline of its pending prompt.
-    deadlines: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
+    #: per seat (as a string key) the ISO deadline of its pending prompt; null in a
+    #: game with no clock (the seat owes a decision, with no deadline).
+    deadlines: Mapped[dict[str, str | None]] = mapped_column(JSONType, default=dict)
     next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     #: what the platform adds to a finished game's result, beside the engine's own

@@ -14,7 +14,17 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import accounts, deadlines, lobby, play, ratings, standins, tutorial
+from app import engine
+from app.services import (
+    accounts,
+    deadlines,
+    gamelog,
+    lobby,
+    play,
+    ratings,
+    standins,
+    tutorial,
+)
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game, PlayerStats
 from app.store.types import utcnow
@@ -39,7 +49,12 @@ def test_a_game_against_bots_only_has_no_clock_by_default(
         )
         lobby.start(db, solo, alice)
         assert solo.pace == "none"
-        assert solo.deadlines == {} and solo.next_deadline is None
+        # who owes a decision is still known (the lobby's "your move"), with no deadline
+        assert set((solo.deadlines or {}).values()) <= {None} and solo.next_deadline is None
+        state = gamelog.load_state(solo)
+        owed = {str(p["seat"]) for p in engine.pending(state) if p["seat"] == 0}
+        assert set(solo.deadlines or {}) == owed
+        assert lobby.game_summary(solo, alice.id)["my_turn"] == bool(owed)
         people = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="auto"
         )
