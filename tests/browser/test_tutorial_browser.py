@@ -219,6 +219,8 @@ def test_the_map_reads_at_every_zoom_and_by_keyboard(browser: Any, live_server: 
         page.click(".legend summary")
         for item in ("barrier", "pass", "strait", "sea"):
             assert page.locator(f".legend li[data-legend={item}]").is_visible()
+        assert page.locator(".legend li[data-legend-power] svg.flag").count() == 2
+        page.locator(".legend").screenshot(path=str(artifact("newcomer-legend.png")))
 
         # keyboard: one tab stop into the map, arrows move between areas, details read out
         first = page.locator("#map .area[tabindex='0']").first
