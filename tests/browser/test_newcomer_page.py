@@ -361,8 +361,12 @@ def test_a_countdown_and_a_warning_before_the_deadline(open_page: Callable[..., 
     text = warning.inner_text()
     assert "left to decide" in text and "a bot plays your seat" in text
     first = pg2.locator("#status .deadline").inner_text()
-    pg2.wait_for_timeout(1200)
-    assert pg2.locator("#status .deadline").inner_text() != first, "the countdown ticks"
+    pg2.wait_for_function(  # the countdown ticks
+        "t => { const d = document.querySelector('#status .deadline');"
+        " return d && d.textContent.includes('left') && d.textContent !== t; }",
+        arg=first,
+        timeout=5000,
+    )
     pg2.screenshot(path=str(artifact("newcomer-clock.png")))
 
 
