@@ -103,7 +103,7 @@ LINK_KINDS = frozenset({"land", "strait", "pass", "river"})
 NAMED_LINK_KINDS = frozenset({"strait", "pass"})
 BARRIER_KINDS = frozenset({"desert", "mountain", "plateau"})
 FATE_KINDS = frozenset({"event", "holding"})
-PATTERNS = frozenset({"hatch", "dots", "cross", "stripe", "plain", "grid"})
+PATTERNS = frozenset({"hatch", "dots", "cross", "stripe", "plain", "grid", "rings", "waves"})
 RELATION_STATUSES = frozenset({"war", "peace", "neutral"})
 
 MINIMUMS = {

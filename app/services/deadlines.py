@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import gamelog, lobby, play
+from app.services import gamelog, lobby, play, standins
 from app.store.models import Game
 from app.store.types import utcnow
 
@@ -40,7 +40,7 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         return None
     state = gamelog.load_state(game)
     overdue = sorted(
-        int(k) for k, v in (game.deadlines or {}).items() if datetime.fromisoformat(v) <= now
+        int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
     )
     acted: set[int] = set()
     for index in overdue:
@@ -52,10 +52,12 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         gamelog.record(db, game, index, action, events, "deadline")
         acted.add(index)
         seat = next(s for s in game.seats if s.index == index)
+        standins.announce_default(db, game, seat, action)
         seat.missed += 1
         levels = lobby.bot_levels()
         if seat.missed >= play.MISSES_BEFORE_STANDIN and play.STANDIN_LEVEL in levels:
             seat.standin = play.STANDIN_LEVEL
+            standins.announce_standin(db, game, seat, seat.missed)
             log.info(
                 "game %s seat %s: a bot stands in after %s misses", game.id, index, seat.missed
             )

@@ -320,6 +320,7 @@ class GameRow:
     finished_at: datetime | None
     undo_seat: int | None
     server_turn: bool
+    result_notes: dict[str, Any] | None
     seats: list[SeatRow]
     state_text: str | None = None
 
@@ -351,6 +352,7 @@ _GAME_COLS = (
     _G.c.finished_at,
     _G.c.undo_seat,
     _G.c.server_turn,
+    _G.c.result_notes,
 )
 _GAME_KEYS = [c.key for c in _GAME_COLS]
 _SEAT_COLS = (

@@ -15,8 +15,19 @@ from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.store.models import Game, Invite, Seat, User
 from app.store.types import utcnow
 
-PACES: dict[str, int] = {"live": 5 * 60, "24h": 24 * 3600, "72h": 72 * 3600}
+#: seconds per decision; None = no deadline (the default when everyone else is a bot:
+#: a bot never hurries anyone, and nobody's seat is handed to a stand-in)
+PACES: dict[str, int | None] = {
+    "none": None,
+    "live": 5 * 60,
+    "24h": 24 * 3600,
+    "72h": 72 * 3600,
+}
+#: "auto" in a form: no clock if every other seat is a bot, else live
+AUTO_PACE = "auto"
 PACE_LABELS = {
+    "auto": "automatic: no clock against bots, live (5 minutes) with people",
+    "none": "no clock",
     "live": "live (5 minutes a decision)",
     "24h": "24 hours a decision",
     "72h": "72 hours a decision",
@@ -40,6 +51,33 @@ def scenario(scenario_id: str) -> dict[str, Any]:
         if s["id"] == scenario_id:
             return s
     raise Invalid(f"There is no scenario called {scenario_id!r}.", field="scenario")
+
+
+def scenario_name(scenario_id: str) -> str:
+    found = next((x for x in scenarios() if x["id"] == scenario_id), None)
+    return str(found.get("name", scenario_id)) if found else scenario_id
+
+
+def power_info(scenario_id: str, power: str | None) -> dict[str, Any] | None:
+    """The scenario's entry for `power` (name, colour, pattern), None if unknown."""
+    if power is None:
+        return None
+    found = next((x for x in scenarios() if x["id"] == scenario_id), None)
+    for p in (found or {}).get("powers", []):
+        if p["id"] == power:
+            return dict(p)
+    return None
+
+
+def power_name(scenario_id: str, power: str | None) -> str | None:
+    """ "Northern Wei" for "wei": the lobby never shows a power's code."""
+    info = power_info(scenario_id, power)
+    return str(info.get("name", power)) if info else power
+
+
+def power_name_or_none(seat: Seat) -> str | None:
+    game = seat.game
+    return power_name(game.scenario, seat.power) if game is not None else seat.power
 
 
 def default_scenario_id() -> str | None:
@@ -172,9 +210,11 @@ def create_game(
             f"{s.get('name', scenario_id)} is for {low} to {high} players, not {len(seats)}.",
             field="seats",
         )
-    if pace not in PACES:
-        raise Invalid(f"Pace is one of {', '.join(PACES)}.", field="pace")
     kinds = [spec.kind for spec in seats]
+    if pace == AUTO_PACE:
+        pace = "none" if kinds.count("human") == 1 else "live"
+    if pace not in PACES:
+        raise Invalid(f"Pace is one of {', '.join([AUTO_PACE, *PACES])}.", field="pace")
     if any(k not in ("human", "bot") for k in kinds):
         raise Invalid("Each seat is 'human' or 'bot'.", field="seats")
     if "human" not in kinds:
@@ -406,6 +446,7 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
         "id": game.id,
         "scenario": game.scenario,
         "scenario_name": s.get("name", game.scenario),
+        "pace_label": PACE_LABELS.get(game.pace, game.pace),
         "status": game.status,
         "public": game.public,
         "pace": game.pace,
@@ -421,7 +462,20 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
         "updated_at": game.updated_at.isoformat(),
         "outcome": game.outcome,
         "winner": winner_name(game),
+        "standin_note": standin_note(game),
     }
+
+
+def standin_note(game: Game) -> str | None:
+    """ "Han: played by a bot for 14 decisions" — a result never hides a stand-in."""
+    counts = (game.result_notes or {}).get("standin") or {}
+    parts = []
+    for seat in game.seats:
+        n = int(counts.get(str(seat.index), 0))
+        if n:
+            who = power_name(game.scenario, seat.power) or f"seat {seat.index + 1}"
+            parts.append(f"{who}: played by a bot for {n} decision{'' if n == 1 else 's'}")
+    return "; ".join(parts) or None
 
 
 def winner_name(game: Game) -> str | None:
@@ -431,13 +485,18 @@ def winner_name(game: Game) -> str | None:
     if seat is None:
         return None
     who = seat.user.username if seat.user else f"{seat.bot_level or seat.standin} bot"
-    return f"{who} ({seat.power})" if seat.power else who
+    power = power_name(game.scenario, seat.power)
+    return f"{who} ({power})" if power else who
 
 
 def seat_summary(seat: Seat) -> dict[str, Any]:
+    info = power_info(seat.game.scenario, seat.power) if seat.game is not None else None
     return {
         "index": seat.index,
         "power": seat.power,
+        "power_name": (info or {}).get("name", seat.power),
+        "colour": (info or {}).get("colour"),
+        "pattern": (info or {}).get("pattern"),
         "user_id": seat.user_id,
         "username": seat.user.username if seat.user else None,
         "bot_level": seat.bot_level,
@@ -478,6 +537,19 @@ def my_games(db: Session, user_id: int, limit: int = 100) -> list[Game]:
 
     games.sort(key=lambda g: not waiting_for_me(g))  # stable: recent first within each group
     return games
+
+
+def my_finished_games(db: Session, user_id: int, limit: int = 20) -> list[Game]:
+    """My finished (and cancelled) games, newest first."""
+    mine = select(Seat.game_id).where(Seat.user_id == user_id)
+    return list(
+        db.scalars(
+            _query()
+            .where(Game.status.in_(("finished", "aborted")), Game.id.in_(mine))
+            .order_by(Game.updated_at.desc())
+            .limit(limit)
+        )
+    )
 
 
 def finished_games(db: Session, user_id: int | None = None, limit: int = 50) -> list[Game]:

@@ -117,7 +117,7 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
 
 def prompt_started(game: Game, deadline_iso: str) -> datetime:
     """When a decision began: its deadline minus the pace."""
-    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]))
+    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]) or 0)
     return datetime.fromisoformat(deadline_iso) - span
 
 
@@ -135,6 +135,8 @@ def owed_turn_notices(db: Session, game: Game, now: datetime) -> list[tuple[Seat
     """The seats of `game` whose person should now hear that it is their turn."""
     owed = []
     for key, deadline in (game.deadlines or {}).items():
+        if deadline is None:
+            continue  # a game with no clock
         seat = next((s for s in game.seats if s.index == int(key)), None)
         if seat is None or seat.user is None or not seat.user.notify_turns:
             continue
@@ -180,6 +182,7 @@ def candidate_games(db: Session, now: datetime) -> list[int]:
     old_enough = [
         (Game.pace == pace) & (Game.next_deadline <= now + timedelta(seconds=span) - TURN_DELAY)
         for pace, span in lobby.PACES.items()
+        if span is not None  # a game with no clock has no deadline
     ]
     return list(
         db.scalars(

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, idempotency, lobby, orders
+from app.services import gamelog, idempotency, lobby, orders, standins
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.store.models import Action, Event, Game, Seat, Snapshot
 from app.store.types import utcnow
@@ -199,11 +199,14 @@ def _move(
     if seat.missed and source == "player":
         seat.missed = 0
         db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
+    was = game.status
     finish_if_over(game, final, now)  # type: ignore[arg-type]
     set_deadlines(game, final, {seat.index} if source == "player" else set(), now)  # type: ignore[arg-type]
     game.undo_seat = seat.index if can_undo else None
     game.server_turn = bots_due(game, final)  # type: ignore[arg-type]
     gamelog.write_row(db, game, final, snapshot=gamelog.snapshot_due(game))
+    if was == "active" and game.status == "finished":
+        game.result_notes = _on_finish(db, game.id)
     gamelog.remember_frame(
         db,
         gamelog.Frame(
@@ -226,6 +229,16 @@ def _move(
 # --------------------------------------------------------------------------- after a change
 
 
+def _on_finish(db: Session, game_id: int) -> dict[str, Any] | None:
+    """The once-per-game end of the hot path: the ORM game (fresh from the row just
+    written) gets its stand-in counts and the ratings move (app/services/standins.py)."""
+    game = db.get(Game, game_id, populate_existing=True)
+    assert game is not None
+    standins.on_finish(db, game)
+    db.flush()
+    return game.result_notes
+
+
 def after_change(
     db: Session, game: Game, state: dict[str, Any], acted: set[int], now: datetime
 ) -> dict[str, Any]:
@@ -233,7 +246,10 @@ def after_change(
     the end is detected, state (as a snapshot when due) and deadlines saved. Bots and
     stand-ins are the bot worker's, after the commit (``server_turn`` tells it)."""
     state = run_orders(db, game, state)
+    was = game.status
     finish_if_over(game, state, now)
+    if was == "active" and game.status == "finished":
+        standins.on_finish(db, game)  # stand-in counts into the result; ratings move
     gamelog.save_state(db, game, state)
     set_deadlines(game, state, acted, now)
     game.undo_seat = None
@@ -396,19 +412,27 @@ def set_deadlines(game: Game, state: dict[str, Any], acted: set[int], now: datet
         return
     people = {s.index for s in game.seats if s.user_id is not None and not s.standin}
     old = dict(game.deadlines or {})
-    new: dict[str, str] = {}
-    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]))
+    new: dict[str, str | None] = {}
+    seconds = lobby.PACES.get(game.pace, lobby.PACES["live"])
+    if seconds is None:
+        # No clock (a game against bots only): who owes a decision, without a deadline.
+        game.deadlines = {
+            str(p["seat"]): None for p in engine.pending(state) if p["seat"] in people
+        }
+        game.next_deadline = None
+        return
+    span = timedelta(seconds=seconds)
     for prompt in engine.pending(state):
         index = prompt["seat"]
         if index not in people:
             continue
         key = str(index)
-        if key in old and index not in acted:
+        if old.get(key) and index not in acted:
             new[key] = old[key]
         else:
             new[key] = (now + span).isoformat()
     game.deadlines = new
-    game.next_deadline = min((datetime.fromisoformat(v) for v in new.values()), default=None)
+    game.next_deadline = min((datetime.fromisoformat(v) for v in new.values() if v), default=None)
 
 
 def reclaim(db: Session, game_id: int, user_id: int) -> Game:
@@ -422,6 +446,7 @@ def reclaim(db: Session, game_id: int, user_id: int) -> Game:
     seat.standin = None
     seat.missed = 0
     game.version += 1
+    standins.announce_return(db, game, seat)
     if game.status == "active":
         set_deadlines(game, gamelog.load_state(game), {seat.index}, utcnow())
     db.flush()
@@ -625,6 +650,8 @@ def game_fields(game: Game, seats: list[dict[str, Any]] | None = None) -> dict[s
         "host_id": game.host_id,
         "seats": seats if seats is not None else [lobby.seat_summary(s) for s in game.seats],
         "outcome": game.outcome,
+        # stand-in counts and rating changes once finished (app/services/standins.py)
+        "result_notes": game.result_notes,
     }
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -124,10 +125,15 @@ class Game(Base):
     undo_seat: Mapped[int | None] = mapped_column(Integer, default=None)
     #: a bot or stand-in must answer a pending prompt (the bot worker's to-do list)
     server_turn: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    #: per seat (as a string key) the ISO deadline of its pending prompt.
-    deadlines: Mapped[dict[str, str]] = mapped_column(JSONType, default=dict)
+    #: per seat (as a string key) the ISO deadline of its pending prompt; null in a
+    #: game with no clock (the seat owes a decision, with no deadline).
+    deadlines: Mapped[dict[str, str | None]] = mapped_column(JSONType, default=dict)
     next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    #: what the platform adds to a finished game's result, beside the engine's own
+    #: `outcome` (which stays exactly what the engine says, so a record verifies):
+    #: {"standin": {seat: decisions}, "defaulted": {seat: n}, "rated": {user: [before, after]}}
+    result_notes: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
@@ -275,3 +281,23 @@ class Notification(Base):
     status: Mapped[str] = mapped_column(String(16), default="sending")
     error: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PlayerStats(Base):
+    """A player's rating (openskill Plackett-Luce: `mu` ± `sigma`, shown as the
+    conservative ``mu - 3 sigma``), games rated and won, and when last seen (for the
+    lobby's "who is online"). One row per user, made on first need."""
+
+    __tablename__ = "player_stats"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    mu: Mapped[float] = mapped_column(Float, default=25.0)
+    sigma: Mapped[float] = mapped_column(Float, default=25.0 / 3)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None, index=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    user: Mapped[User] = relationship(lazy="joined")

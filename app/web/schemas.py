@@ -103,7 +103,7 @@ class CreateGameBody(BaseModel):
         max_length=6,
         description="seat 0 first; the host takes the first human seat",
     )
-    pace: Literal["live", "24h", "72h"] = "live"
+    pace: Literal["auto", "none", "live", "24h", "72h"] = "auto"
     public: bool = True
     power: str | None = Field(
         default=None, max_length=64, description="the host's power; None = random"

@@ -1,4 +1,4 @@
-// The new-game form (templates/new_game.html); a file, not inline: the CSP allows no inline script.
+// The New game form (templates/new_game.html); a module, so the page needs no inline script.
 // Offer only the chosen scenario's powers, and only as many seats as it allows.
 (function () {
   const scenario = document.getElementById("scenario");

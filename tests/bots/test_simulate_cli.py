@@ -24,11 +24,14 @@ def simulate(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[st
 
 @pytest.mark.parametrize("bots", ["heuristic", "random"])
 def test_simulate_all_scenarios_json(bots: str) -> None:
+    from app.engine.content import content
+
+    games = 2 * len(content()["scenarios"])  # two per scenario
     done = simulate(
         "--scenario",
         "all",
         "--games",
-        "8",
+        str(games),
         "--bots",
         bots,
         "--seed",
@@ -56,7 +59,7 @@ def test_simulate_all_scenarios_json(bots: str) -> None:
         assert key in result, key
     assert result["errors"] == 0, result["error_samples"]
     assert result["illegal_choices"] == 0
-    assert result["games"] == 8
+    assert result["games"] == games
     assert all(sub["games"] == 2 for sub in result["by_scenario"].values())
     assert result["mean_rounds"] >= 1
     assert 0.0 <= result["petition_bust_rate"] <= 1.0

@@ -231,6 +231,7 @@ def build_app(state: dict[str, Any] | None = None) -> FastAPI:
     app = FastAPI()
     app.state.game = state or fixture_state()
     app.state.sent = []
+    app.state.explain = None
     templates = Jinja2Templates(directory=str(ROOT / "templates"))
 
     @app.get("/static/map/fixture.svg")
@@ -254,6 +255,9 @@ def build_app(state: dict[str, Any] | None = None) -> FastAPI:
     @app.get("/api/games/1/explain")
     def explain(action: str) -> Any:
         a = json.loads(action)
+        custom = getattr(app.state, "explain", None)  # a test's own breakdowns
+        if custom is not None and (found := custom(a)) is not None:
+            return found
         if a["type"] == "endeavour":
             t = a.get("talents", 0)
             return {

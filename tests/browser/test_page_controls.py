@@ -183,6 +183,10 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
         banner = page.locator("#standin")
         banner.wait_for()
         assert "A bot is playing for you" in banner.inner_text()
+        # said in the chronicle too, for everyone: no silent stand-in (issue 13)
+        page.locator("#log-list li", has_text="A bot now plays for").first.wait_for()
+        page.locator("#log-list li", has_text="Time ran out for").first.wait_for()
+        assert page.locator(".ruler .badge.standin").count() == 1
         assert not page.locator("#undo-box").is_visible()  # nothing of mine to take back
         assert page.locator("#decide-body button.act").count() == 0
         shot(page, "standin.png")
@@ -190,6 +194,7 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
         banner.get_by_role("button", name="Take my seat back").click()
         wait_js(page, f"Number(document.body.dataset.version) > {version}")
         banner.wait_for(state="hidden")
+        page.locator("#log-list li", has_text="takes the seat back from the bot").first.wait_for()
         view = player.view(game_id)
         assert not view["seats"][stood_in]["standin"]
         # the bot's moves are not the player's to take back

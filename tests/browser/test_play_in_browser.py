@@ -93,11 +93,28 @@ def choose_field(page: Any, scope: str, field: str, value: Any) -> None:
         f'{scope} button.chip[data-field="{field}"][data-value="{css_value(value)}"]'
     )
     if chip.count():
-        chip.first.click()
+        if field == "talents":
+            click_or_the_sure_amount(page, chip.first, f"{scope} .hint.sure")
+        else:
+            chip.first.click()
         return
     select = page.locator(f'{scope} select[data-field="{field}"]')
     if select.count():  # a long list is a list box
         select.select_option(value=json.dumps(value))
+
+
+def click_or_the_sure_amount(page: Any, button: Any, sure: str) -> None:
+    """Click a talents choice; when the page has hidden it because a smaller amount
+    already makes the result certain (more would be wasted, issue 13), click the page's
+    sure amount instead, as a person would."""
+    try:
+        button.click(timeout=3000)
+    except playwright_api.Error:
+        amount = page.locator(sure).first.get_attribute("data-sure")
+        scope = sure.rsplit(" ", 1)[0]
+        page.locator(
+            f'{scope} button[data-talents="{amount}"], {scope} button.chip[data-field="talents"][data-value="{amount}"]'
+        ).first.click()
 
 
 class Table:
@@ -214,9 +231,9 @@ class Table:
                 btn = dialog.locator(
                     f'button[data-action="defend"][data-talents="{action.get("talents", 0)}"]'
                 )
+                click_or_the_sure_amount(page, btn, "#decision-dialog .hint.sure")
             else:
-                btn = dialog.locator('button[data-action="decline"]')
-            btn.click()
+                dialog.locator('button[data-action="decline"]').click()
             self.done["defense"] = True
         elif kind == "vote":
             dialog = page.locator("#decision-dialog")

@@ -33,7 +33,7 @@ def test_defaults_are_the_teaching_scenario_against_a_heuristic_bot(
     game = alice.http.post("/api/games", json={}).json()
     assert game["scenario"] == catalog["scenarios"][0]["id"]
     assert catalog["scenarios"][0]["teaching"]
-    assert game["pace"] == "live" and game["public"] is True and game["status"] == "lobby"
+    assert game["pace"] == "none" and game["public"] is True and game["status"] == "lobby"
     assert [(s["username"], s["bot_level"]) for s in game["seats"]] == [
         (alice.username, None),
         (None, "heuristic"),

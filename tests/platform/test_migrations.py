@@ -26,6 +26,7 @@ TABLES = {
     "events",
     "snapshots",
     "chat_messages",
+    "player_stats",
 }
 
 

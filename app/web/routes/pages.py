@@ -1,4 +1,5 @@
-"""Jinja2 pages: sign up, log in, the lobby, a new game, a game's pre-start lobby.
+"""Jinja2 pages: sign up, log in, the lobby (with who is online), a new game, a game's
+pre-start lobby, player profiles, and the tutorial (start/resume, and its coach's advice).
 
 Form posts carry ``csrf_token`` (the session's, or before logging in the
 double-submit ``ig_csrf`` cookie's). Errors come back as a flash message.
@@ -12,15 +13,16 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.services import accounts, gamelog, lobby, play
+from app.services import accounts, gamelog, lobby, play, ratings, tutorial
 from app.services.errors import Forbidden, ServiceError
 from app.store.models import Game, User, UserSession
 from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
+    CsrfChecked,
     Login,
     SettingsDep,
     client_ip,
@@ -55,15 +57,63 @@ def play_url(game_id: int) -> str:
 # --------------------------------------------------------------------------- home
 
 
+def seen(db: DB, login: UserSession | None) -> None:
+    """Presence for "who is online": written at most once a minute per person."""
+    if login is not None:
+        ratings.seen(db, login.user_id)
+        db.commit()
+
+
+def with_ratings(ctx: dict[str, Any], db: DB, *lists: list[dict[str, Any]]) -> dict[str, Any]:
+    """Add `ratings` (user id -> shown rating) for every person seated in the games."""
+    ids = {s["user_id"] for games in lists for g in games for s in g["seats"] if s["user_id"]}
+    ctx["ratings"] = ratings.ratings_of(db, sorted(ids))
+    return ctx
+
+
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, db: DB, login: Login) -> Response:
     uid = login.user_id if login else None
+    seen(db, login)
+    mine = [lobby.game_summary(g, uid) for g in lobby.my_games(db, uid)] if uid else []
+    mine_done = (
+        [lobby.game_summary(g, uid) for g in lobby.my_finished_games(db, uid)] if uid else []
+    )
     ctx: dict[str, Any] = {
         "open_games": [lobby.game_summary(g, uid) for g in lobby.open_games(db)],
-        "my_games": [lobby.game_summary(g, uid) for g in lobby.my_games(db, uid)] if uid else [],
+        "my_games": mine,
+        "my_finished": mine_done,
         "finished_games": [lobby.game_summary(g, uid) for g in lobby.finished_games(db, uid)],
+        "online": ratings.online(db),
+        "tutorial": tutorial.current(db, uid) if uid else None,
     }
+    with_ratings(ctx, db, ctx["open_games"], mine, mine_done, ctx["finished_games"])
     return render(request, "lobby.html", ctx, login)
+
+
+@router.post("/presence", status_code=204)
+def presence(db: DB, login: CsrfChecked) -> Response:
+    """The game page says "still here" once a minute: who is online (the lobby)."""
+    ratings.seen(db, login.user_id)
+    db.commit()
+    return Response(status_code=204)
+
+
+@router.get("/players/{username}", response_class=HTMLResponse)
+def player_page(request: Request, username: str, db: DB, login: Login) -> Response:
+    seen(db, login)
+    found = ratings.profile(db, username, login.user_id if login else None)
+    if found is None:
+        return render(
+            request, "error.html", {"message": f"There is no player {username!r}."}, login, 404
+        )
+    return render(request, "profile.html", {"profile": found}, login)
+
+
+@router.get("/favicon.ico")
+def favicon() -> Response:
+    """Browsers ask for /favicon.ico whatever the page says: send them to the icon."""
+    return RedirectResponse("/static/favicon.svg", status_code=301)
 
 
 # --------------------------------------------------------------------------- accounts
@@ -328,7 +378,7 @@ def reset_form(
 
 def new_game_context() -> dict[str, Any]:
     return {
-        "scenarios": lobby.scenarios(),
+        "scenarios": [s for s in lobby.scenarios() if not s.get("tutorial")],
         "bot_levels": lobby.bot_levels(),
         "paces": lobby.PACE_LABELS,
         "default_scenario": lobby.default_scenario_id(),
@@ -349,7 +399,7 @@ def new_game_form(
     db: DB,
     login: Login,
     scenario: Annotated[str, Form()] = "",
-    pace: Annotated[str, Form()] = "live",
+    pace: Annotated[str, Form()] = "auto",
     public: Annotated[str | None, Form()] = None,
     power: Annotated[str, Form()] = "",
     seat_1: Annotated[str, Form()] = "bot:heuristic",
@@ -510,6 +560,7 @@ def game_lobby(
         if game.status == "active" or game.status == "finished":
             return RedirectResponse(play_url(game_id), status_code=303)
         ctx = game_lobby_context(db, game_id, login, code)
+        with_ratings(ctx, db, [ctx["game"]])
     except ServiceError as exc:
         return render(request, "error.html", {"message": exc.message}, login, exc.status)
     return render(request, "game_lobby.html", ctx, login)
@@ -641,3 +692,43 @@ def rematch_form(
         db.rollback()
         return redirect("/", exc.message, "error")
     return redirect(lobby_url(game.id), "Rematch: the same table, new powers. Start when ready.")
+
+
+# --------------------------------------------------------------------------- the tutorial
+
+
+@router.get("/tutorial", response_class=HTMLResponse)
+def tutorial_page(request: Request, db: DB, login: Login) -> Response:
+    if login is None:
+        return redirect("/signup?next=/tutorial", "Sign up (or log in) and the tutorial begins.")
+    running = tutorial.current(db, login.user_id)
+    return render(request, "tutorial.html", {"running": running}, login)
+
+
+@router.post("/tutorial")
+def tutorial_start(
+    request: Request, db: DB, login: Login, csrf_token: CsrfField = None
+) -> Response:
+    """Start the tutorial, or resume the one already running: one click from the lobby."""
+    if login is None:
+        return redirect("/signup?next=/tutorial", "Sign up (or log in) and the tutorial begins.")
+    if (refused := csrf_refused(request, login, csrf_token)) is not None:
+        return refused
+    game = tutorial.start(db, login.user)
+    db.commit()
+    publish(game.id, game.version)
+    return redirect(play_url(game.id))
+
+
+@router.get("/tutorial/{game_id}/coach")
+def tutorial_coach(game_id: int, db: DB, login: Login) -> Response:
+    """The coach's advice for the tutorial game `game_id` (JSON, for static/js/game/tutor.js)."""
+    if login is None:
+        return JSONResponse({"detail": "Log in first."}, status_code=401)
+    try:
+        game = lobby.get_game(db, game_id)
+        if lobby.seat_of(game, login.user_id) is None or not tutorial.is_tutorial(game):
+            raise Forbidden("This is not your tutorial.")
+        return JSONResponse(tutorial.coach(db, game, login.user_id))
+    except ServiceError as exc:
+        return JSONResponse({"detail": exc.message}, status_code=exc.status)

@@ -16,6 +16,18 @@ export function linkRules(text) {
   return parts;
 }
 
+const COUNTED = "talents|years|coins|votes|strikes|decisions|areas|counters|results|cards|points|advisors|notables|turns";
+
+/** The engine's lines in plain English: no internal names ("plot_coup" → "plot coup"),
+ * "an" before a vowel ("a administration" → "an administration"), and the singular after
+ * one ("1 talents" → "1 talent"). */
+export function tidy(text) {
+  return String(text)
+    .replace(/\b([a-z]+(?:_[a-z]+)+)\b/g, (_, w) => w.replace(/_/g, " "))
+    .replace(/\b([Aa]) (?=[aeiouAEIOU])/g, "$1n ")
+    .replace(new RegExp(`(^|[^\\d.,+-])([+-]?1) (${COUNTED})\\b`, "g"), (_, pre, one, w) => `${pre}${one} ${w.slice(0, -1)}`);
+}
+
 export class Chronicle {
   constructor(list) {
     this.list = list;
@@ -48,7 +60,7 @@ export class Chronicle {
       const rule = ev.rule && !String(ev.text || "").includes(String(ev.rule)) ? ruleLink(ev.rule) : null;
       this.list.appendChild(el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}` },
         ev.to ? el("span", { class: "private-tag", title: "Only you see this" }, "only you") : null,
-        linkRules(ev.text || ""), rule ? [" ", rule] : null));
+        linkRules(tidy(ev.text || "")), rule ? [" ", rule] : null));
     }
     if (nearBottom || this.list.childElementCount < 30) this.list.scrollTop = this.list.scrollHeight;
   }

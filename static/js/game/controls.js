@@ -34,9 +34,9 @@ export class PageControls {
     const seat = this.mySeat(state);
     const standin = Boolean(seat && seat.standin);
     const active = state.status === "active";
-    if (this.nodes.orders) this.nodes.orders.hidden = !seat || OVER.has(state.status);
+    if (this.nodes.orders) this.nodes.orders.hidden = !seat || OVER.has(state.status) || Boolean(this.page.meta?.replay);
     this.renderStandin(standin && active);
-    this.renderUndo(Boolean(seat) && active && !standin && Boolean(state.can_undo)
+    this.renderUndo(Boolean(seat) && active && !standin && !this.page.meta?.replay && Boolean(state.can_undo)
       && this.refusedAt !== state.version);
     this.renderOver(state, seat);
   }

@@ -27,7 +27,101 @@ function actionData(action) {
 }
 
 const key = (a) => JSON.stringify(a, Object.keys(a).sort());
+
+/** The prompt's words, from what is really offered: the engine's generic "Your turn:
+ * draw an advisor, tax, recruit or end your turn" is rebuilt so it never names a
+ * choice that is not there (no draw once the years are spent). */
+export function promptText(prompt, groups) {
+  if (!prompt?.label) return "";
+  if (!/^Your turn:/.test(prompt.label)) return prompt.label;
+  const verbs = [];
+  if (groups.draw) verbs.push("draw an advisor");
+  if (groups.tax || groups.plunder) verbs.push("tax");
+  if (groups.recruit) verbs.push("recruit");
+  if (groups.remove_tie) verbs.push("give up a tie");
+  if (groups.end_turn) verbs.push("end your turn");
+  if (!verbs.length) return "Your turn.";
+  const list = verbs.length > 1 ? `${verbs.slice(0, -1).join(", ")} or ${verbs[verbs.length - 1]}` : verbs[0];
+  return `Your turn: ${list}.`;
+}
+
+/** One line per diplomatic move, with its rule (3). */
+const DIPLO_HELP = {
+  pass: ["Pass: make no move now; the phase ends when everyone has passed in a row", "3.2"],
+  declare_war: ["Declare war: you may then attack that power's areas (on a power at peace, a die decides if the treaty breaks)", "3.21"],
+  propose_peace: ["Propose peace: if accepted, neither of you may attack the other", "3.23"],
+  accept: ["Accept: the offer is made at once", "3.23"],
+  reject: ["Reject: things stay as they are", "3.23"],
+  claim_hegemony: ["Claim the hegemony: lead a coalition that other powers may join; each junior partner scores you a point", "3.51"],
+  relinquish_hegemony: ["Relinquish the hegemony: your coalition dissolves", "3.52"],
+  join: ["Join a hegemon's coalition as a junior partner", "3.53"],
+  leave: ["Leave your coalition, freely", "3.54"],
+};
+
+/** What a result means to the defender (the engine's words are the attacker's). */
+const DEFENDER_TEXT = {
+  none: "nothing happens",
+  "-1B": "their own base area loses a social level; yours is untouched",
+  EXP: "their plot is exposed; yours is untouched",
+  C: "your area is conquered (one C result)",
+  "-1T": "your area loses a social level",
+  "-1T+G": "your area loses a social level and they take plunder",
+  G: "they carry off gold",
+  U: "your area enters unrest",
+  "-1TU": "your area loses a social level, enters unrest and checks for rebellion",
+  T: "they gain a tie in your area",
+  "T/C": "they gain a tie and take your area by diplomacy",
+  X: "your tie is broken",
+  $: "your area rises against you",
+  M: "your emperor makes a mortality check at +2",
+};
 const same = (a, b) => key(a) === key(b);
+
+/** The breakdown of a defense, in the defender's words: what it costs and why, their
+ * rating after it, and what each result would do to *you*. */
+function renderDefense(data, action) {
+  const odds = data.odds && typeof data.odds === "object" ? data.odds : {};
+  const fail = FAILURES.reduce((sum, code) => sum + (odds[code] || 0), 0);
+  const extra = action.talents ?? 0;
+  const cost = typeof data.cost === "number" ? data.cost : null;
+  return el("div", { class: "defense-explain" },
+    cost !== null ? el("p", { class: "explain-line" }, el("strong", {}, "It costs you: "),
+      `${cost + extra} talent${cost + extra === 1 ? "" : "s"} — ${cost} to defend at all (1, plus the sea crossings from your court; `,
+      ruleLink("13.11"), ")", extra ? ` and ${extra} extra, each lowering their rating by one` : "",
+      ", and one of your unused years.") : null,
+    typeof data.rating === "number" ? el("p", { class: "explain-line" }, el("strong", {}, "Their rating after your defense: "),
+      `${data.rating} (`, ruleLink("13.21"), ").") : null,
+    Object.keys(odds).length ? el("p", { class: "explain-line" }, el("strong", {}, "Chance their attack does you no harm: "), pct(fail)) : null,
+    Object.keys(odds).length ? el("ul", { class: "odds defender-odds", "aria-label": "What could happen to you" },
+      Object.entries(odds).sort((a, b) => b[1] - a[1]).map(([code, p]) =>
+        el("li", {}, el("span", { class: "odds-pct" }, pct(p)), " ", DEFENDER_TEXT[code] || `their result: ${(data.results || {})[code] || code}`))) : null);
+}
+
+/** Buttons that offer the same action with the same words keep their DOM node across a
+ * redraw, so a redraw (a bot's move arriving) never swaps a button out from under the
+ * pointer between press and release. */
+function keepButtons(root, fresh) {
+  const old = new Map();
+  for (const b of root.querySelectorAll("button[data-key]")) old.set(`${b.dataset.key}|${b.textContent}`, b);
+  for (const part of fresh) {
+    if (!part) continue;
+    for (const b of part.querySelectorAll("button[data-key]")) {
+      const keep = old.get(`${b.dataset.key}|${b.textContent}`);
+      if (keep && keep !== b && !keep.disabled && !b.disabled) b.replaceWith(keep);
+    }
+  }
+}
+
+/** "played by a bot for 14 decisions" — the result never hides a stand-in. */
+export function standinNote(notes, seat) {
+  const out = notes || {};
+  const n = Number((out.standin || {})[seat] ?? (out.standin || {})[String(seat)] ?? 0);
+  const d = Number((out.defaulted || {})[seat] ?? (out.defaulted || {})[String(seat)] ?? 0);
+  const parts = [];
+  if (n) parts.push(`played by a bot for ${n} decision${n === 1 ? "" : "s"}`);
+  if (d) parts.push(`${d} decision${d === 1 ? "" : "s"} defaulted at a deadline`);
+  return parts.length ? el("span", { class: "result-standin" }, ` (${parts.join("; ")})`) : null;
+}
 
 export class Decisions {
   /**
@@ -53,7 +147,7 @@ export class Decisions {
     const moved = state.version !== this.version;
     this.signature = signature;
     this.version = state.version;
-    if (changed) { this.sel = {}; this.explainKey = ""; }
+    if (changed) { this.sel = this.restoreSelection(signature); this.explainKey = ""; }
     const groups = {};
     for (const a of legal) (groups[a.type] ||= []).push(a);
     this.groups = groups;
@@ -87,16 +181,19 @@ export class Decisions {
     const prompt = (state.prompts || []).find((p) => p.seat === state.seat);
     const justNow = this.ctx.recent ? this.ctx.recent(2) : [];
     if (justNow.length) left.push(el("ol", { class: "log just-now", "aria-label": "Just now" }, justNow));
-    if (prompt?.label) left.push(el("p", { class: "prompt-label" }, prompt.label));
+    const label = promptText(prompt, groups);
+    if (label) left.push(el("p", { class: "prompt-label" }, label));
     left.push(this.hand());
     left.push(this.simpleButtons(legal));
     if (groups.endeavour) sections.push(this.wizard(groups.endeavour));
     if (groups.tax || groups.plunder) sections.push(this.taxation(groups.tax || [], groups.plunder || []));
     if (groups.recruit) sections.push(this.recruiting(groups.recruit));
     if (groups.waive_tie) sections.push(this.waiveTie(groups.waive_tie));
+    if (groups.call_parley) sections.push(this.parleys(groups.call_parley));
+    if (groups.remove_tie) sections.push(this.removeTies(groups.remove_tie));
     if (groups.diplo) sections.push(this.diplomacy(groups.diplo));
     if (groups.choose_slot) sections.push(this.initiative(groups.choose_slot));
-    const known = new Set(["choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
+    const known = new Set(["call_parley", "remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
     const others = legal.filter((a) => !known.has(a.type));
     if (others.length) {
       sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),
@@ -106,8 +203,10 @@ export class Decisions {
     // keyboard users keep their place: if the focus was in the panel, it stays in the panel
     const hadFocus = this.root.contains(document.activeElement) || document.activeElement === document.body;
     const focusField = document.activeElement?.dataset?.field;
-    fill(this.root, el("div", { class: "decide-left" }, left),
-      rightItems.length ? el("div", { class: "decide-right" }, rightItems) : null);
+    const fresh = [el("div", { class: "decide-left" }, left),
+      rightItems.length ? el("div", { class: "decide-right" }, rightItems) : null];
+    keepButtons(this.root, fresh);
+    fill(this.root, fresh);
     if (hadFocus && this.focusedOnce) {
       let next = null;
       // the next step that asks something, else the commit button, else the first choice
@@ -130,7 +229,10 @@ export class Decisions {
     };
     return el("div", { class: "outcome" },
       el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
-      ranking.length ? el("ol", {}, ranking.map((r) => { const seat = r && typeof r === "object" ? r.seat : r; return el("li", {}, `${this.ctx.seatName(seat)} — ${total(seat)} VP`); })) : null,
+      ranking.length ? el("ol", {}, ranking.map((r) => {
+        const seat = r && typeof r === "object" ? r.seat : r;
+        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(this.state.result_notes, seat));
+      })) : null,
       out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
         ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
         : humanize(out.solitaire_rating)) : null);
@@ -182,7 +284,7 @@ export class Decisions {
   button(action, label, extra = {}) {
     return el("button", {
       type: "button", class: `btn act act-${action.type} ${extra.class || ""}`,
-      "data-action": action.type, dataset: actionData(action), onclick: () => this.send(action), ...extra.attrs,
+      "data-action": action.type, "data-key": key(action), dataset: actionData(action), onclick: () => this.send(action), ...extra.attrs,
     }, label);
   }
 
@@ -198,6 +300,18 @@ export class Decisions {
       } else if (SIMPLE_LABELS[a.type]) {
         items.push(this.button(a, SIMPLE_LABELS[a.type], { class: a.type === "draw" ? "primary" : "" }));
       }
+    }
+    const hand = me.hand ? (Array.isArray(me.hand) ? me.hand : [me.hand]) : [];
+    if (!legal.some((a) => a.type === "petition") && hand.length && legal.some((a) => a.type === "dismiss")) {
+      const mine = (this.state.view?.players || [])[this.state.seat] || {};
+      const cost = me.petition_cost;
+      const why = typeof cost === "number" && typeof mine.influence === "number" && mine.influence < cost
+        ? `A petition costs ${cost} influence and you have ${mine.influence}`
+        : (me.strikes >= 2 ? "Two burdens drawn: this year's petitions are over" : "You cannot petition now");
+      items.push(el("div", { class: "petition" },
+        el("button", { type: "button", class: "btn", disabled: true, "data-action": "petition", "aria-describedby": "petition-why" },
+          `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`),
+        el("span", { class: "why-not", id: "petition-why" }, `${why} (`, ruleLink("5.5"), ").")));
     }
     if (!items.length) return null;
     const showOdds = legal.some((a) => a.type === "draw" || a.type === "petition");
@@ -242,13 +356,31 @@ export class Decisions {
       box.appendChild(stepNode);
       if (field === "talents" && candidates.length <= 16) {
         // each amount shows the rating it buys (the breakdown follows the choice)
-        for (const a of candidates) {
+        const sorted = [...candidates].sort((x, y) => x.talents - y.talents);
+        const loads = sorted.map((a) => {
           const chip = stepNode.querySelector(`button[data-value="${a.talents}"]`);
-          if (!chip) continue;
-          this.cachedExplain(a).then((data) => {
-            if (typeof data?.rating === "number") chip.appendChild(el("span", { class: "chip-odds" }, ` → ${data.rating}`));
-          }).catch(() => {});
-        }
+          return this.cachedExplain(a).then((data) => {
+            if (chip && typeof data?.rating === "number") chip.appendChild(el("span", { class: "chip-odds" }, ` → ${data.rating}`));
+            return data;
+          }).catch(() => null);
+        });
+        // Talents past the amount that already makes one result certain buy nothing:
+        // they are not offered (the engine would take them, but no one should pay them).
+        Promise.all(loads).then((all) => {
+          const sure = all.findIndex((d) => d && d.odds && Object.values(d.odds).some((p) => p >= 1));
+          if (sure < 0) return;
+          const at = JSON.stringify(all[sure].odds);
+          let hidden = 0;
+          sorted.forEach((a, i) => {
+            if (i <= sure || !all[i] || JSON.stringify(all[i].odds) !== at) return;
+            const chip = stepNode.querySelector(`button[data-value="${a.talents}"]`);
+            if (chip && !chip.classList.contains("on")) { chip.hidden = true; hidden += 1; }
+          });
+          if (hidden) {
+            stepNode.appendChild(el("span", { class: "hint sure", "data-sure": String(sorted[sure].talents) },
+              `With ${sorted[sure].talents} talent${sorted[sure].talents === 1 ? "" : "s"} the result is already certain: more would be wasted.`));
+          }
+        });
       }
       if (!done) {
         if (this.isAreaList(values)) pickSet = { field, ids: values };
@@ -349,6 +481,10 @@ export class Decisions {
       if (this.explainKey !== k) return;
       const empty = data && Array.isArray(data.terms) && !data.terms.length && !Object.keys(data.odds || {}).length
         && !data.draw_odds && data.rating === undefined;
+      if (action.type === "defend" && !empty) {
+        fill(box, renderDefense(data, action));
+        return;
+      }
       if (empty && action.type === "defend") {
         fill(box, el("p", { class: "hint" }, `Your defense subtracts your emperor's Military stature from their rating, and one more for each talent you add (`,
           ruleLink("13.21"), ")."));
@@ -363,7 +499,26 @@ export class Decisions {
     }
   }
 
+  /** A half-built choice survives a reload: kept per game in the tab's session storage,
+   * and restored only for the very same set of legal actions. */
+  storageKey() { return `ig-choice-${this.ctx.meta.game_id}`; }
+
+  saveSelection() {
+    try {
+      sessionStorage.setItem(this.storageKey(), JSON.stringify({ sig: this.signature, sel: this.sel }));
+    } catch { /* storage may be off: the choice is then only kept on this page */ }
+  }
+
+  restoreSelection(signature) {
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(this.storageKey()) || "null");
+      if (saved && saved.sig === signature && saved.sel && typeof saved.sel === "object") return saved.sel;
+    } catch { /* unreadable: start afresh */ }
+    return {};
+  }
+
   rerender() {
+    this.saveSelection();
     this.dirty = true;
     this.render(this.state);
   }
@@ -425,9 +580,35 @@ export class Decisions {
     for (const a of actions) {
       const slot = row[a.slot] || {};
       const name = this.ctx.cardName(slot.card);
-      box.appendChild(this.button(a, `${name} — pay with ${humanize(a.pay)}`));
+      const price = el("span", { class: "price" }, "");
+      const btn = this.button(a, [`Recruit ${name} — `, price]);
+      const base = this.ctx.notable(slot.card)?.cost;
+      price.textContent = `${base !== undefined ? Number(base) + Number(a.slot) : "?"} ${a.pay}`;
+      this.cachedExplain(a).then((data) => {
+        if (typeof data?.price !== "number") return;
+        price.textContent = `${data.price} ${a.pay}${data.coins ? ` (you take the ${data.coins} talent${data.coins === 1 ? "" : "s"} lying on it)` : ""}`;
+      }).catch(() => {});
+      box.appendChild(btn);
     }
+    box.appendChild(el("p", { class: "hint" }, "The price is the notable's cost plus one for each card before it in the row (",
+      ruleLink("6.5"), ", ", ruleLink("6.6"), ")."));
     return box;
+  }
+
+  parleys(actions) {
+    return el("section", { class: "parleys", "aria-label": "Call a parley" }, el("h3", {}, "Call a claim parley"),
+      el("p", { class: "hint" }, "A rival claims an area of yours where you have a tie: a parley lets everyone vote, each with "
+        + "their emperor's Diplomacy; yes at least equal to no gives you a claim too (", ruleLink("18.32"), ", ", ruleLink("20.42"), ")."),
+      el("div", { class: "choice-group" }, actions.map((a) => this.button(a, this.describe(a)))));
+  }
+
+  removeTies(actions) {
+    // folded: a rare choice should not crowd the usual ones
+    return el("details", { class: "remove-ties", "aria-label": "Give up a tie" }, el("summary", {}, "Give up a tie (rarely wise)"),
+      el("p", { class: "hint" }, "A tie is a bond with an area's people. Your tie to your own area lowers its rebellion value by 2; "
+        + "a tie in a rival's area is the first step to claiming it. You may give one up at any time in your turn, for good (",
+      ruleLink("12.42"), ", ", ruleLink("12.43"), ")."),
+      el("div", { class: "choice-group" }, actions.map((a) => this.button(a, this.describe(a)))));
   }
 
   waiveTie(actions) {
@@ -446,8 +627,13 @@ export class Decisions {
   }
 
   diplomacy(actions) {
+    // each move offered, said in a line with its rule: no bare "Claim hegemony"
+    const moves = [...new Set(actions.map((a) => String(a.move).replace(/^(accept|reject)_.*/, "$1")))];
+    const help = moves.map((m) => DIPLO_HELP[m]).filter(Boolean);
     return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"),
-      actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move))));
+      el("div", { class: "choice-group" },
+        actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move)))),
+      help.length ? el("ul", { class: "hint diplo-help" }, help.map(([text, rule]) => el("li", {}, `${text} (`, ruleLink(rule), ")"))) : null);
   }
 
   // ---- dialogs: defense interrupt (13) and parley vote (20.4) ----
@@ -481,6 +667,7 @@ export class Decisions {
     const explainBox = el("div", { class: "explain-box", "aria-live": "polite" },
       el("p", { class: "hint" }, "Point at a choice to see the odds."));
     const talents = [...defends].sort((a, b) => (a.talents ?? 0) - (b.talents ?? 0));
+    const loads = [];
     const attackTerms = Array.isArray(it.terms) && it.terms.length
       ? renderExplain({ type: "endeavour", terms: it.terms, rating: it.rating }) : null;
     const body = el("div", { class: "dialog-body" },
@@ -494,12 +681,13 @@ export class Decisions {
           // each amount shows what it buys at once: their rating after it, and the
           // chance their endeavour comes to nothing (13.21)
           if (talents.length <= 16) {
-            this.cachedExplain(a).then((data) => {
-              if (typeof data?.rating !== "number") return;
+            loads.push(this.cachedExplain(a).then((data) => {
+              if (typeof data?.rating !== "number") return null;
               const o = data.odds && typeof data.odds === "object" ? data.odds : null;
               const fail = o ? FAILURES.reduce((sum, code) => sum + (o[code] || 0), 0) : null;
-              odds.textContent = `→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} they fail`}`;
-            }).catch(() => {});
+              odds.textContent = `→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} chance you are unharmed`}`;
+              return { talents: a.talents ?? 0, fail, odds: JSON.stringify(o) };
+            }).catch(() => null));
           }
           return el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
             "data-talents": String(a.talents ?? ""),
@@ -511,6 +699,22 @@ export class Decisions {
           onclick: () => this.send(a) }, "Decline to defend"))),
       explainBox);
     this.openDialog("defend", `Defend ${area}?`, body, force);
+    // Talents past the amount that already makes you safe buy nothing: not offered.
+    Promise.all(loads).then((all) => {
+      const safe = all.find((x) => x && x.fail !== null && x.fail >= 1);
+      if (!safe) return;
+      let hidden = 0;
+      for (const x of all) {
+        if (!x || x.talents <= safe.talents || x.odds !== safe.odds) continue;
+        const b = this.dialog.querySelector(`button[data-action="defend"][data-talents="${x.talents}"]`);
+        if (b) { b.hidden = true; hidden += 1; }
+      }
+      const group = this.dialog.querySelector(".choice-group");
+      if (hidden && group && !this.dialog.querySelector(".hint.sure")) {
+        group.after(el("p", { class: "hint sure", "data-sure": String(safe.talents) },
+          `With ${safe.talents} talent${safe.talents === 1 ? "" : "s"} their attack cannot harm you: more would be wasted.`));
+      }
+    });
   }
 
   showVote(votes, force = false) {
@@ -546,6 +750,7 @@ export class Decisions {
       // arrived yet (the ack can beat the push): no breakdown is asked of it until then.
       if (await this.ctx.send(action)) this.spentVersion = this.version;
       this.sel = {};
+      this.saveSelection();
     } finally {
       this.busy = false;
       this.root.classList.remove("busy");

@@ -7,6 +7,8 @@ export function el(tag, attrs = {}, ...children) {
     if (value === null || value === undefined || value === false) continue;
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
+    // through the CSSOM, which a Content-Security-Policy without 'unsafe-inline' allows
+    else if (key === "style") node.style.cssText = String(value);
     else if (key === "dataset") Object.assign(node.dataset, value);
     else if (key.startsWith("on") && typeof value === "function") {
       node.addEventListener(key.slice(2), value);

@@ -21,6 +21,7 @@ import { Decisions } from "./decide.js";
 import { renderExplain } from "./explain.js";
 import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
+import { Clock } from "./clock.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
 
 const POLL_MS = 2500;
@@ -47,6 +48,14 @@ class GamePage {
     ctx.recent = (n) => this.chronicle.recent(n);
     this.controls = new PageControls({ undo: this.$("undo-box"), standin: this.$("standin"),
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
+    this.clock = new Clock(this.$("clock-warning"));
+    this.tutor = null;
+    if (meta.scenario === "tutorial" && !meta.replay && this.$("coach")) {
+      import("./tutor.js").then(({ Tutor }) => {
+        this.tutor = new Tutor(this, this.$("coach"));
+        if (this.state) this.tutor.update(this.state);
+      });
+    }
     this.chat = this.$("chat") ? new Chat(this.$("chat"), this.api, (s) => ctx.seatName(s)) : null;
   }
 
@@ -138,10 +147,21 @@ class GamePage {
     await mapLoad;
     if (this.state) this.map.render(this.state.view || {}, (o) => this.powerOf(o));
     await this.connect();
+    this.keepPresence();
     if (this.chat) {
       this.chat.refresh();
       setInterval(() => this.chat.refresh(), 5000);
     }
+  }
+
+  /** "Still here", once a minute, for the lobby's "who is online" (POST /presence). */
+  keepPresence() {
+    const token = document.querySelector('meta[name="csrf-token"]')?.content;
+    if (!token || this.state?.seat === null || this.state?.seat === undefined) return;
+    const ping = () => fetch("/presence", { method: "POST", credentials: "same-origin",
+      headers: { "X-CSRF-Token": token } }).catch(() => {});
+    ping();
+    setInterval(ping, 60000);
   }
 
   /** A finished game, step by step (replay.js): no socket, no polling. */
@@ -217,6 +237,8 @@ class GamePage {
   async refresh() {
     try {
       const next = await this.api.view();
+      if (this.noticeKind === "connection") this.notice("");
+      if (this.$("conn")?.dataset.state === "offline") this.status(this.live?.status || "online");
       if (next.last_seq !== undefined && next.last_seq > (this.chronicle.lastSeq || 0)) {
         await this.catchUpEvents();
       }
@@ -252,6 +274,8 @@ class GamePage {
     this.map.render(view, (o) => this.powerOf(o));
     this.decisions.render(payload);
     this.controls.render(payload);
+    this.clock.render(payload);
+    if (this.tutor) this.tutor.update(payload);
     const mine = (payload.legal_actions || []).length > 0;
     if (mine && !this.wasMine) {
       const prompt = (payload.prompts || []).find((p) => p.seat === payload.seat);
@@ -287,8 +311,9 @@ class GamePage {
       await this.refresh();
       return true;
     } catch (err) {
-      const words = err instanceof Refusal ? (err.status === 409 ? STALE : err.message) : `Could not send: ${err.message}`;
-      this.notice(words, "error");
+      const words = err instanceof Refusal ? (err.status === 409 ? STALE : err.message)
+        : "Could not send your move: the connection is down. It was not played; try again once the connection is back.";
+      this.notice(words, err instanceof Refusal ? "error" : "connection");
       await this.refresh();
       return false;
     }
@@ -318,12 +343,15 @@ class GamePage {
 
   notice(text, kind = "info") {
     const n = this.$("notice");
+    this.noticeKind = text ? kind : "";
     n.textContent = text || "";
     n.className = `notice ${kind}`;
     n.hidden = !text;
   }
 
   status(s) {
+    // a connection complaint goes once the connection is back
+    if ((s === "connected" || s === "online") && this.noticeKind === "connection") this.notice("");
     const node = this.$("conn");
     if (!node) return;
     node.textContent = humanize(s);

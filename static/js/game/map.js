@@ -95,19 +95,23 @@ export class GameMap {
       path.dataset.areaId = id;
     }
     this.defs = this.svg.querySelector("defs") || this.svg.insertBefore(svg("defs"), this.svg.firstChild);
+    this.collectLabels();
+    this.makeKeyboardReachable();
     // Layers drawn over the land: patterns, then markers. Both inside the SVG before the
     // zoom library wraps its content, so they zoom with the map.
     this.patternLayer = svg("g", { class: "pattern-layer", "pointer-events": "none" });
     this.markerLayer = svg("g", { class: "marker-layer", "pointer-events": "none" });
     this.svg.appendChild(this.patternLayer);
     this.svg.appendChild(this.markerLayer);
+    const labelLayer = this.svg.querySelector("#labels");
+    if (labelLayer) this.svg.appendChild(labelLayer); // names above the owners' patterns
     this.bindPointer();
     if (window.svgPanZoom) {
       this.zoom = window.svgPanZoom(this.svg, {
         zoomEnabled: true, controlIconsEnabled: false, fit: true, center: true,
         minZoom: 0.8, maxZoom: 24, zoomScaleSensitivity: 0.3, dblClickZoomEnabled: true,
         preventMouseEventsDefault: false,
-        onZoom: () => { if (!this.programmatic) this.userMoved = true; },
+        onZoom: () => { if (!this.programmatic) this.userMoved = true; this.fitLabels(); },
         onPan: () => { if (!this.programmatic) this.userMoved = true; },
       });
       this.addZoomButtons();
@@ -127,6 +131,115 @@ export class GameMap {
     if (!this.zoom) return;
     this.programmatic = true;
     try { this.focusNow(ids); } finally { this.programmatic = false; }
+    this.fitLabels();
+  }
+
+  // ---- labels: a constant size on screen at every zoom, thinned by priority ----
+  collectLabels() {
+    const byName = new Map(Object.entries(this.meta.areas || {}).map(([id, a]) => [a.name, id]));
+    this.labels = [...this.svg.querySelectorAll("#labels text")].map((t) => {
+      const sea = t.classList.contains("sea-label");
+      const id = sea ? null : (byName.get(t.textContent.trim()) || null);
+      return { node: t, sea, id, x: Number(t.getAttribute("x")), y: Number(t.getAttribute("y")),
+        chars: t.textContent.trim().length, base: Number(t.getAttribute("font-size")) || 5 };
+    });
+    for (const l of this.labels) l.node.classList.add(l.sea ? "lbl-sea" : "lbl-area");
+  }
+
+  /** Higher first: areas in play (owned, a court), then the most populous, then the larger. */
+  labelPriority(l) {
+    if (l.sea) return 1;
+    const area = (this.view?.areas || {})[l.id] || {};
+    const owned = area.owner !== null && area.owner !== undefined;
+    const picked = this.pick?.ids?.has(l.id);
+    const pop = Number(this.meta.areas?.[l.id]?.population || 1);
+    return (picked ? 1000 : 0) + (owned ? 100 : 0) + pop * 10 + l.base;
+  }
+
+  fitLabels() {
+    if (!this.labels || !this.labels.length) return;
+    const realZoom = this.zoom ? this.zoom.getSizes().realZoom : (this.svg.getBoundingClientRect().width / (this.svg.viewBox.baseVal?.width || 1200));
+    if (!realZoom) return;
+    const narrow = window.matchMedia && window.matchMedia("(max-width: 700px)").matches;
+    const px = narrow ? 11 : 12;            // the size on screen, whatever the zoom
+    const size = px / realZoom;              // in map units
+    const placed = [];
+    const order = [...this.labels].sort((a, b) => this.labelPriority(b) - this.labelPriority(a));
+    let shown = 0;
+    for (const l of order) {
+      const fs = l.sea ? size * 0.9 : size;
+      const w = l.chars * fs * 0.56, h = fs * 1.1;
+      const box = { x0: l.x - w / 2, x1: l.x + w / 2, y0: l.y - h, y1: l.y + h * 0.2 };
+      const clash = placed.some((b) => box.x0 < b.x1 && box.x1 > b.x0 && box.y0 < b.y1 && box.y1 > b.y0);
+      l.node.setAttribute("font-size", fs.toFixed(2));
+      l.node.classList.toggle("thinned", clash);
+      if (!clash) { placed.push(box); shown += 1; }
+    }
+    this.svg.dataset.labelsShown = String(shown);
+    this.svg.dataset.labelPx = String(px);
+  }
+
+  // ---- keyboard: one tab stop for the map, arrows move between areas ----
+  makeKeyboardReachable() {
+    const ids = [...this.areaPaths.keys()];
+    ids.forEach((id, i) => {
+      const p = this.areaPaths.get(id);
+      p.setAttribute("tabindex", i === 0 ? "0" : "-1");
+      p.setAttribute("role", "button");
+      p.setAttribute("aria-label", this.areaLabel(id));
+    });
+    this.svg.addEventListener("focusin", (e) => {
+      const id = e.target?.dataset?.areaId;
+      if (!id) return;
+      for (const p of this.areaPaths.values()) if (p !== e.target && p.getAttribute("tabindex") === "0" && !p.classList.contains("pickable")) p.setAttribute("tabindex", "-1");
+      e.target.setAttribute("tabindex", "0");
+      e.target.setAttribute("aria-label", this.areaLabel(id));
+      this.showDetails(id);
+    });
+    this.svg.addEventListener("keydown", (e) => {
+      const id = e.target?.dataset?.areaId;
+      const dir = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+      if (!id || !dir) return;
+      e.preventDefault();
+      const next = this.neighbourInDirection(id, dir);
+      if (next) this.areaPaths.get(next).focus();
+    });
+  }
+
+  centre(id) {
+    const p = this.areaPaths.get(id);
+    return [Number(p?.dataset.cx), Number(p?.dataset.cy)];
+  }
+
+  /** The nearest area whose centre lies in the direction `dir` (within 60° of it). */
+  neighbourInDirection(id, [dx, dy]) {
+    const [x, y] = this.centre(id);
+    let best = null, bestScore = Infinity;
+    for (const other of this.areaPaths.keys()) {
+      if (other === id) continue;
+      const [ox, oy] = this.centre(other);
+      const vx = ox - x, vy = oy - y;
+      const along = vx * dx + vy * dy;
+      if (along <= 0) continue;
+      const across = Math.abs(vx * dy - vy * dx);
+      if (across > along * 1.8) continue;
+      const score = along + across * 2;
+      if (score < bestScore) { bestScore = score; best = other; }
+    }
+    return best;
+  }
+
+  /** What a screen reader says for an area: name, owner, population, unrest, forts. */
+  areaLabel(id) {
+    const info = this.meta.areas?.[id] || {};
+    const area = (this.view?.areas || {})[id] || {};
+    const power = this.powerOf(area.owner);
+    const owner = power ? (this.meta.powers?.[power]?.name || humanize(power)) : "independent";
+    const bits = [`${info.name || humanize(id)}: ${owner}`, `population ${info.population ?? "?"}`];
+    if (area.unrest) bits.push("in unrest");
+    if (area.fort) bits.push(`fortification ${area.fort}`);
+    if (this.pick?.ids?.has(id)) bits.unshift("Choose");
+    return bits.join(", ");
   }
 
   focusNow(ids) {
@@ -212,12 +325,12 @@ export class GameMap {
     if (!this.svg) return;
     for (const p of this.svg.querySelectorAll(".area.pickable")) {
       p.classList.remove("pickable");
-      p.removeAttribute("tabindex");
-      p.removeAttribute("role");
-      p.removeAttribute("aria-label");
+      if (p !== document.activeElement) p.setAttribute("tabindex", "-1");
+      p.setAttribute("aria-label", this.areaLabel(p.dataset.areaId));
     }
     this.pick = ids && ids.length ? { ids: new Set(ids), onPick } : null;
     this.svg.classList.toggle("picking", Boolean(this.pick));
+    if (this.labels) this.fitLabels(); // the areas to choose get their labels first
     if (!this.pick) return;
     for (const id of ids) {
       const p = this.areaPaths.get(id);
@@ -225,7 +338,7 @@ export class GameMap {
       p.classList.add("pickable");
       p.setAttribute("tabindex", "0");
       p.setAttribute("role", "button");
-      p.setAttribute("aria-label", `Choose ${this.areaName(id)}`);
+      p.setAttribute("aria-label", this.areaLabel(id));
     }
   }
 
@@ -271,6 +384,8 @@ export class GameMap {
       this.drawMarkers(id, path, area, courts.get(id));
     }
     this.rendered = true;
+    for (const [id, path] of this.areaPaths) path.setAttribute("aria-label", this.areaLabel(id));
+    this.fitLabels();
     if (this.pinned) this.showDetails(this.pinned);
     else this.card.hidden = true; // the board moved: a hover card may be stale
     if (!this.focused && players.length) {

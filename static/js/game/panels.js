@@ -3,10 +3,28 @@
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 
 export const STATURES = ["military", "administration", "diplomacy", "architecture", "arts", "philosophy", "intrigue"];
-const STATURE_SHORT = { military: "Mil", administration: "Adm", diplomacy: "Dip", architecture: "Arc", arts: "Art", philosophy: "Phi", intrigue: "Int" };
 
-function stat(label, value) {
-  return el("div", { class: "stat" }, el("dt", {}, label), el("dd", {}, value ?? "–"));
+function stat(label, value, help) {
+  return el("div", { class: "stat", title: help || null }, el("dt", {}, label), el("dd", {}, value ?? "–"));
+}
+
+const STATURE_HELP = {
+  military: "Military: conquest, pillage, suppressing unrest, and defense",
+  administration: "Administration: ruling, reform, census",
+  diplomacy: "Diplomacy: ties, claims, tribute",
+  architecture: "Architecture: fortifying and building",
+  arts: "Arts: festivals, patronage, assimilation",
+  philosophy: "Philosophy: science, conversion, purges",
+  intrigue: "Intrigue: plots (coup, bribe, assassination), spies, purges",
+};
+
+/** The points a seat would score now: the final result once over, else the live score
+ * (the player's `vp` field holds only the points banked during play, not the total). */
+export function victoryPoints(state, seat, p) {
+  const fromOutcome = state.outcome?.scores?.[seat] ?? state.outcome?.scores?.[String(seat)];
+  const live = state.view?.score?.[seat] ?? state.view?.score?.[String(seat)];
+  const total = (x) => (x && typeof x === "object" ? x.total : x);
+  return total(fromOutcome) ?? total(live) ?? p.vp;
 }
 
 function statRow(label, value, cls = "") {
@@ -27,17 +45,26 @@ export function renderRulers(node, state, ctx) {
         el("span", { class: `swatch pat-${ctx.pattern(p.power)}${ctx.meta.powers?.[p.power]?.light ? " light" : ""}`, "aria-hidden": "true" }),
         el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, ctx.meta.replay ? " — hand shown" : " — you") : null),
         prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
+        (state.seats || []).some((x) => x.index === seat && x.standin)
+          ? el("span", { class: "badge standin", title: "Its player missed three deadlines in a row; a bot decides until they take the seat back" }, "bot standing in") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),
       el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),
         emp.age !== undefined ? ` · age ${emp.age}` : "",
         emp.reign_years !== undefined ? ` · ${emp.reign_years} years reigned` : ""),
-      el("ul", { class: "statures", "aria-label": "Statures" }, STATURES.map((s) => el("li", { title: humanize(s) },
-        el("span", { class: "st-name" }, STATURE_SHORT[s]),
+      el("p", { class: "statures-head" }, "Emperor's statures (0–6): each endeavour adds one of them to its rating (",
+        ruleLink("1.3"), ")"),
+      el("ul", { class: "statures", "aria-label": "Statures" }, STATURES.map((s) => el("li", { title: STATURE_HELP[s] },
+        el("span", { class: "st-name" }, humanize(s)),
         el("span", { class: "st-val" }, statures[s] ?? "–")))),
       el("dl", { class: "stats" },
-        stat("Talents", p.talents), stat("Influence", p.influence), stat("Popularity", p.popularity),
-        stat("Years left", p.years_left), stat("To draw", p.draw_count), stat("Discarded", p.discard_count),
-        stat("Holdings", p.holdings_count), stat("VP", p.vp)),
+        stat("Talents", p.talents, "Money: pays for endeavours, defenses and notables"),
+        stat("Influence", p.influence, "Pays for petitions (another draw) and can recruit notables"),
+        stat("Popularity", p.popularity, "Half of it counts as victory points at the end"),
+        stat("Years left", p.years_left, "Each draw spends a year; an unused year lets you defend"),
+        stat("To draw", p.draw_count, "Cards left in the advisor deck"),
+        stat("Discarded", p.discard_count, "Cards in the discard pile"),
+        stat("Fate cards", p.holdings_count, "Fate cards held, to play later"),
+        stat("Victory points", victoryPoints(state, seat, p), "The score if the game ended now (26.1)")),
       p.notables && p.notables.length ? el("p", { class: "ruler-line" }, el("span", { class: "k" }, "Notables: "),
         p.notables.map((n) => ctx.cardName(n)).join(", ")) : null,
       p.innovations && p.innovations.length ? el("p", { class: "ruler-line" }, el("span", { class: "k" }, "Innovations: "),
@@ -149,6 +176,8 @@ export function renderStatus(node, state, ctx) {
     v.year !== undefined ? el("span", { class: "year" }, ctx.year(v.year)) : null,
     v.round !== undefined ? el("span", {}, `Round ${v.round}`) : null,
     v.phase ? el("span", { class: "phase" }, humanize(v.phase)) : null,
+    state.pace === "none" && state.status === "active"
+      ? el("span", { class: "no-clock", title: "A game against bots only: nobody is hurried, and no bot takes your seat" }, "no clock") : null,
     el("span", { class: "waiting-for", "aria-live": "polite" },
       v.over ? "Game over" : waiting.length
         ? ["Waiting for ", waiting.map((s, i) => [i ? ", " : "", el("strong", { class: s === state.seat ? "me" : "" }, s === state.seat ? "you" : ctx.seatName(s)),
@@ -161,7 +190,9 @@ function deadlineOf(prompts, seat) {
   if (!p) return null;
   const d = new Date(p.deadline);
   if (Number.isNaN(d.getTime())) return null;
-  return el("time", { datetime: d.toISOString(), class: "deadline" }, ` (until ${d.toLocaleString([], { dateStyle: "short", timeStyle: "short" })})`);
+  // the text is the time left, kept current each second by clock.js
+  return el("time", { datetime: d.toISOString(), class: "deadline", "data-deadline": d.toISOString(),
+    title: `Deadline: ${d.toLocaleString([], { dateStyle: "short", timeStyle: "short" })}` }, "");
 }
 
 /** My areas at a glance (for taxation and defense): population, social state, unrest, forts. */

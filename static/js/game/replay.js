@@ -94,7 +94,9 @@ export class Replay {
   show(data) {
     this.step = data.replay.step;
     this.page.chronicle.reset();
-    this.page.setState(data);
+    // Before the last step the game is still being played: no winner, no Rematch yet.
+    const last = this.step >= this.steps;
+    this.page.setState(last ? data : { ...data, status: "active", outcome: null });
     this.slider.value = String(this.step);
     this.counter.textContent = `Step ${this.step} of ${this.steps}`;
     document.body.dataset.step = String(this.step);

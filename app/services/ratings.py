@@ -1,0 +1,211 @@
+"""Player ratings, presence and profiles.
+
+Ratings use openskill's Plackett-Luce model (a maintained multiplayer Bayesian rating:
+every finished game's ranking updates every rated person at once). A rating is shown
+as its conservative estimate ``mu - 3 sigma`` scaled ×40 and offset so a newcomer
+starts at 1000 and a rating only grows with evidence. Bots take part in the update
+at a fixed rating per level (they are never rated themselves), so beating a bot moves
+a rating less than beating a stronger person would.
+
+Services never commit: the caller's transaction owns the change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from app.store.models import Game, PlayerStats, Seat, User
+from app.store.types import utcnow
+
+MU, SIGMA = 25.0, 25.0 / 3
+#: the fixed rating of each bot level in a rating update (they are never updated)
+BOT_MU = {"random": 12.0, "novice": 18.0, "heuristic": 25.0, "standard": 25.0, "strong": 30.0}
+BOT_SIGMA = 2.0
+#: seen within this long counts as online in the lobby
+ONLINE_FOR = timedelta(minutes=5)
+#: presence is written at most this often per user (a page load is not a write)
+SEEN_EVERY = timedelta(seconds=60)
+
+
+def shown(mu: float, sigma: float) -> int:
+    """The rating players see: 1000 for a newcomer, rising as the evidence grows."""
+    return round(1000 + 40 * ((mu - 3 * sigma) - (MU - 3 * SIGMA)))
+
+
+def stats_for(db: Session, user_id: int, lock: bool = False) -> PlayerStats:
+    """The user's row, made on first need. Two requests making it at once are safe
+    (the loser's insert rolls back to a savepoint and reads the winner's row);
+    `lock` holds the row until the transaction ends (a rating update)."""
+    query = select(PlayerStats).where(PlayerStats.user_id == user_id)
+    if lock:
+        query = query.with_for_update(of=PlayerStats)
+    stats = db.scalar(query)
+    if stats is None:
+        try:
+            with db.begin_nested():
+                stats = PlayerStats(user_id=user_id, mu=MU, sigma=SIGMA, games=0, wins=0)
+                db.add(stats)
+        except IntegrityError:
+            stats = db.scalars(query).one()
+    return stats
+
+
+def ratings_of(db: Session, user_ids: list[int]) -> dict[int, int]:
+    """user id -> shown rating (1000 for one never rated)."""
+    if not user_ids:
+        return {}
+    rows = db.scalars(select(PlayerStats).where(PlayerStats.user_id.in_(user_ids)))
+    found = {r.user_id: shown(r.mu, r.sigma) for r in rows}
+    return {uid: found.get(uid, shown(MU, SIGMA)) for uid in user_ids}
+
+
+def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
+    """Update the rating of every person seated in finished `game` from its ranking.
+    Returns user id -> (rating before, rating after). Idempotent: a game is rated once
+    (its ``result_notes`` keep ``rated``)."""
+    from openskill.models import PlackettLuce
+
+    outcome = game.outcome or {}
+    notes = dict(game.result_notes or {})
+    ranking = [int(s) for s in outcome.get("ranking") or []]
+    if game.status != "finished" or not ranking or "rated" in notes:
+        return {}
+    model = PlackettLuce(mu=MU, sigma=SIGMA)
+    by_index = {s.index: s for s in game.seats}
+    teams: list[list[Any]] = []
+    people: list[tuple[int, PlayerStats] | None] = []
+    for index in ranking:
+        seat = by_index.get(index)
+        if seat is None:
+            continue
+        if seat.user_id is not None:
+            stats = stats_for(db, seat.user_id, lock=True)
+            teams.append([model.rating(mu=stats.mu, sigma=stats.sigma)])
+            people.append((seat.user_id, stats))
+        else:
+            teams.append([model.rating(mu=BOT_MU.get(seat.bot_level or "", MU), sigma=BOT_SIGMA)])
+            people.append(None)
+    if not any(people):
+        return {}
+    rated = model.rate(teams, ranks=list(range(1, len(teams) + 1)))
+    now = utcnow()
+    changes: dict[int, tuple[int, int]] = {}
+    for place, (entry, team) in enumerate(zip(people, rated, strict=True)):
+        if entry is None:
+            continue
+        uid, stats = entry
+        before = shown(stats.mu, stats.sigma)
+        stats.mu, stats.sigma = float(team[0].mu), float(team[0].sigma)
+        stats.games += 1
+        stats.wins += 1 if place == 0 else 0
+        stats.updated_at = now
+        changes[uid] = (before, shown(stats.mu, stats.sigma))
+    notes["rated"] = {str(uid): list(v) for uid, v in changes.items()}
+    game.result_notes = notes
+    db.flush()
+    return changes
+
+
+# --------------------------------------------------------------------------- presence
+
+
+def seen(db: Session, user_id: int, now: datetime | None = None) -> None:
+    """Note that `user_id` is here (written at most once a minute)."""
+    now = now or utcnow()
+    stats = stats_for(db, user_id)
+    if stats.last_seen_at is None or now - stats.last_seen_at >= SEEN_EVERY:
+        stats.last_seen_at = now
+        db.flush()
+
+
+def online(db: Session, now: datetime | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The people seen in the last few minutes, most recent first."""
+    since = (now or utcnow()) - ONLINE_FOR
+    rows = db.scalars(
+        select(PlayerStats)
+        .where(PlayerStats.last_seen_at >= since)
+        .order_by(PlayerStats.last_seen_at.desc())
+        .limit(limit)
+    )
+    return [
+        {"username": r.user.username, "rating": shown(r.mu, r.sigma), "games": r.games}
+        for r in rows
+    ]
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+@dataclass
+class Profile:
+    user: User
+    rating: int
+    games: int
+    wins: int
+    online: bool
+    history: list[dict[str, Any]]
+
+
+def profile(db: Session, username: str, viewer_id: int | None = None) -> Profile | None:
+    """A player's rating and the games they played (public ones, or ones the viewer
+    shared), newest first."""
+    user = db.scalar(select(User).where(User.username_key == username.lower()))
+    if user is None:
+        return None
+    stats = db.get(PlayerStats, user.id)
+    shared = select(Seat.game_id).where(Seat.user_id == viewer_id) if viewer_id else None
+    query = (
+        select(Game)
+        .join(Seat, Seat.game_id == Game.id)
+        .where(Seat.user_id == user.id, Game.status.in_(("active", "finished")))
+        .options(selectinload(Game.seats))
+        .order_by(Game.id.desc())
+        .limit(50)
+    )
+    if viewer_id != user.id:
+        query = query.where(
+            Game.public.is_(True) | (Game.id.in_(shared) if shared is not None else False)
+        )
+    history = [game_line(g, user.id) for g in db.scalars(query).unique()]
+    now = utcnow()
+    return Profile(
+        user=user,
+        rating=shown(stats.mu, stats.sigma) if stats else shown(MU, SIGMA),
+        games=stats.games if stats else 0,
+        wins=stats.wins if stats else 0,
+        online=bool(stats and stats.last_seen_at and now - stats.last_seen_at < ONLINE_FOR),
+        history=history,
+    )
+
+
+def game_line(game: Game, user_id: int) -> dict[str, Any]:
+    """One game in a player's history: their power, place, points, rating change."""
+    from app.services import lobby
+
+    seat = next(s for s in game.seats if s.user_id == user_id)
+    outcome = game.outcome or {}
+    ranking = [int(s) for s in outcome.get("ranking") or []]
+    place = ranking.index(seat.index) + 1 if seat.index in ranking else None
+    score = (outcome.get("scores") or {}).get(str(seat.index)) or {}
+    notes = game.result_notes or {}
+    change = (notes.get("rated") or {}).get(str(user_id))
+    standin = int((notes.get("standin") or {}).get(str(seat.index), 0))
+    return {
+        "id": game.id,
+        "status": game.status,
+        "scenario_name": lobby.scenario_name(game.scenario),
+        "power": seat.power,
+        "power_name": lobby.power_name(game.scenario, seat.power),
+        "place": place,
+        "of": len(game.seats),
+        "vp": score.get("total") if isinstance(score, dict) else None,
+        "rating_change": (change[1] - change[0]) if change else None,
+        "standin": standin,
+        "finished_at": game.finished_at,
+    }

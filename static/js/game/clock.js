@@ -1,0 +1,68 @@
+// The honest clock: every deadline on the page counts down each second, and before my
+// own deadline passes a warning says what will happen (the default is taken for me; after
+// repeated misses a bot stands in). A game with no clock says so.
+import { el, fill } from "./dom.js";
+
+/** "4:05", "1 h 20 min", "2 days 3 h" — the time left until `ms` from now. */
+export function left(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  const h = Math.floor(s / 3600);
+  if (h < 48) return `${h} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(h / 24)} days ${h % 24} h`;
+}
+
+/** Warn this long before my deadline: a minute in a live game, else a tenth of the span. */
+const PACE_SECONDS = { live: 300, "24h": 86400, "72h": 259200 };
+
+export class Clock {
+  constructor(banner) {
+    this.banner = banner;
+    this.state = null;
+    this.timer = setInterval(() => this.tick(), 1000);
+  }
+
+  render(state) {
+    this.state = state;
+    this.tick();
+  }
+
+  myDeadline() {
+    const st = this.state;
+    if (!st || st.seat === null || st.seat === undefined || st.status !== "active") return null;
+    const p = (st.prompts || []).find((x) => x.seat === st.seat && x.deadline);
+    const d = p ? new Date(p.deadline) : null;
+    return d && !Number.isNaN(d.getTime()) ? d : null;
+  }
+
+  tick() {
+    const now = Date.now();
+    for (const node of document.querySelectorAll("[data-deadline]")) {
+      const d = new Date(node.dataset.deadline);
+      if (Number.isNaN(d.getTime())) continue;
+      const ms = d.getTime() - now;
+      node.textContent = ms > 0 ? ` (${left(ms)} left)` : " (time is up)";
+      node.classList.toggle("urgent", ms < 60000);
+    }
+    this.warn(now);
+  }
+
+  warn(now) {
+    if (!this.banner) return;
+    const d = this.myDeadline();
+    const pace = PACE_SECONDS[this.state?.pace] || 300;
+    const margin = Math.max(60, pace / 10) * 1000;
+    const ms = d ? d.getTime() - now : null;
+    const show = ms !== null && ms < margin;
+    this.banner.hidden = !show;
+    if (!show) { delete this.banner.dataset.shown; return; }
+    const text = ms > 0
+      ? `Only ${left(ms)} left to decide. When time runs out the default is taken for you (you pass, decline, or dismiss your advisor), and after three missed deadlines in a row a bot plays your seat until you take it back.`
+      : "Time is up: the default is being taken for you.";
+    if (this.banner.dataset.text !== text) {
+      this.banner.dataset.text = text;
+      fill(this.banner, el("strong", {}, "Time is short. "), text);
+    }
+    this.banner.dataset.shown = "1";
+  }
+}
