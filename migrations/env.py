@@ -36,6 +36,14 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = make_engine(database_url())
     with engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            # SQLite alters a table by copying it and dropping the old one ("batch" mode);
+            # with foreign keys on, that DROP would cascade and empty every table that
+            # references it (seats, actions, events of `games`). The app turns them on
+            # for each connection (app/store/db.py); a migration must run with them off,
+            # and the pragma only takes effect outside a transaction.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=target_metadata,

@@ -181,7 +181,7 @@ class ServiceSource:
         state = gamelog.load_state(game) if game.state is not None else None
         prompts = play.prompts_with_deadlines(game, state) if state is not None else []
         views: dict[int | None, Any] = {}
-        seats = [lobby.seat_summary(s) for s in game.seats]
+        seats = [lobby.seat_summary(s, game.scenario) for s in game.seats]
         undo_seat = play.undoable_seat(db, game, state)
         out: dict[int | None, dict[str, Any] | tuple[int, str]] = {}
         for user_id in user_ids:

@@ -489,8 +489,13 @@ def winner_name(game: Game) -> str | None:
     return f"{who} ({power})" if power else who
 
 
-def seat_summary(seat: Seat) -> dict[str, Any]:
-    info = power_info(seat.game.scenario, seat.power) if seat.game is not None else None
+def seat_summary(seat: Seat, scenario: str | None = None) -> dict[str, Any]:
+    """A seat as every payload shows it. `scenario` names the game's scenario for a
+    seat read without its game (the hot path's ``gamelog.SeatRow``)."""
+    if scenario is None:
+        game = getattr(seat, "game", None)
+        scenario = game.scenario if game is not None else None
+    info = power_info(scenario, seat.power) if scenario is not None else None
     return {
         "index": seat.index,
         "power": seat.power,

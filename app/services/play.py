@@ -648,7 +648,9 @@ def game_fields(game: Game, seats: list[dict[str, Any]] | None = None) -> dict[s
         "pace": game.pace,
         "public": game.public,
         "host_id": game.host_id,
-        "seats": seats if seats is not None else [lobby.seat_summary(s) for s in game.seats],
+        "seats": seats
+        if seats is not None
+        else [lobby.seat_summary(s, game.scenario) for s in game.seats],
         "outcome": game.outcome,
         # stand-in counts and rating changes once finished (app/services/standins.py)
         "result_notes": game.result_notes,

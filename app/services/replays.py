@@ -67,7 +67,7 @@ def replay_step(
         for r in reversed(rows)
     ]
     return {
-        **play.game_fields(game, [lobby.seat_summary(s) for s in seats]),
+        **play.game_fields(game, [lobby.seat_summary(s, game.scenario) for s in seats]),
         "version": step,
         "seat": seat,
         "view": engine.view(state, seat),

@@ -53,9 +53,7 @@ def _current_state(conn: Any, game: Any) -> str:
 
     state = engine.loads(game.state)
     rows = conn.execute(
-        sa.text(
-            "SELECT seat, action FROM actions WHERE game_id = :g AND seq > :s ORDER BY seq"
-        ),
+        sa.text("SELECT seat, action FROM actions WHERE game_id = :g AND seq > :s ORDER BY seq"),
         {"g": game.id, "s": game.state_seq},
     )
     for seat, action in rows:
