@@ -169,6 +169,7 @@ def next_server_move(
                 legal,
                 rng,
                 partial(engine.explain, state, index),
+                state=state,
             )
             if action not in legal:  # a bot bug must not stall the table
                 log.error("bot %s chose an illegal action %r", level, action)

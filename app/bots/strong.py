@@ -1,0 +1,226 @@
+"""The strong bot: information-set Monte Carlo search over what its seat can know.
+
+For a decision with several legal actions the bot
+
+1. keeps the few most promising candidates by the standard evaluation (the
+   standard bot's own choice always among them);
+2. repeatedly **determinizes**: builds one complete game state consistent with
+   its seat's view, re-dealing every hidden part from its own RNG (``determinize``);
+3. plays every candidate in that same determinization (common random numbers:
+   the candidates are compared on the same sampled world), follows each with a
+   rollout of ``horizon`` actions by the standard policy for every seat, and
+   scores the end position for its seat (``leaf_value``);
+4. stops at the iteration or time budget and plays the candidate whose mean
+   paired advantage over the standard choice is positive by more than one
+   standard error (otherwise the standard choice: the search overrides the
+   heuristic only on evidence).
+
+It never reads what its seat cannot see: ``determinize`` overwrites every hidden
+part of the state before anything else reads it, from the hidden parts' public
+sizes and a canonical order, so the same view and the same bot RNG give the
+same choice whatever the hidden parts were (tests/bots/test_strong.py).
+
+Hidden parts re-dealt: every other seat's hand, draw pile and discard pile (as
+one pool of that seat's cards, dealt back by their public counts), our own draw
+pile's order, the market deck, the fate deck with the other seats' holding
+cards, and the RNG (so every future counter draw, die and shuffle). The counter
+pool itself is public (its counts are in the view).
+
+Secret ballots (parley votes) and tie-waiver answers are not searched: votes and
+waivers are left to the standard policy, which reads only the view.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app import engine
+from app.bots import search_step
+from app.bots.evaluate import Evaluator
+from app.bots.heuristic import choose_heuristic, rank_heuristic
+from app.engine import rng as engine_rng
+
+Action = dict[str, Any]
+State = dict[str, Any]
+
+# Decisions the search takes; every other prompt goes to the standard policy.
+SEARCHED_PROMPTS = frozenset(("turn", "advisor", "diplomacy", "defend", "request", "initiative"))
+
+
+@dataclass
+class Budget:
+    """How much the strong bot may think per decision."""
+
+    iterations: int = 48  # determinizations (each plays every candidate once)
+    seconds: float = 0.8  # wall-clock limit, checked between rollouts
+    candidates: int = 5  # actions searched (the standard choice among them)
+    horizon: int = 24  # rollout length in actions after the candidate
+
+
+DEFAULT_BUDGET = Budget()
+
+
+@dataclass
+class SearchStats:
+    """What the last search did (for the bench and the tests)."""
+
+    iterations: int = 0
+    rollouts: int = 0
+    seconds: float = 0.0
+    searched: bool = False
+
+
+LAST = SearchStats()
+
+
+def _card_key(card: dict[str, Any]) -> tuple[Any, ...]:
+    return (str(card.get("kind")), str(card.get("ref")), int(card.get("id", 0)))
+
+
+def determinize(state: State, seat: int, rng: random.Random) -> State:
+    """A complete state that agrees with ``seat``'s view, hidden parts drawn from ``rng``.
+
+    Reads of the hidden parts are limited to their sizes (public counts) and the
+    multiset of cards they hold, put in a canonical order before dealing, so the
+    result depends on the view and ``rng`` only.
+    """
+    st = search_step.clone(state)
+    players = st["players"]
+    interrupt = st.get("interrupt") or {}
+    for other, p in enumerate(players):
+        deck = p["deck"]
+        if other == seat:
+            draw = sorted(deck["draw"], key=_card_key)
+            rng.shuffle(draw)
+            deck["draw"] = draw
+            continue
+        # An attacker's hand card is shown by the endeavour it is being used for.
+        keep_hand = interrupt.get("attacker") == other
+        pool = list(deck["draw"]) + list(deck["discard"])
+        hand = deck["hand"]
+        if hand is not None and not keep_hand:
+            pool.append(hand)
+        pool.sort(key=_card_key)
+        rng.shuffle(pool)
+        n_draw, n_discard = len(deck["draw"]), len(deck["discard"])
+        if hand is not None and not keep_hand:
+            deck["hand"] = pool.pop()
+        deck["draw"] = pool[:n_draw]
+        deck["discard"] = pool[n_draw : n_draw + n_discard]
+    market = st["market"]
+    market_deck = sorted(market["deck"])
+    rng.shuffle(market_deck)
+    market["deck"] = market_deck
+    fate = st["fate"]
+    fate_pool = list(fate["deck"])
+    counts = []
+    for other, p in enumerate(players):
+        if other != seat:
+            counts.append((other, len(p["holdings"])))
+            fate_pool += p["holdings"]
+    fate_pool.sort(key=_card_key)
+    rng.shuffle(fate_pool)
+    for other, n in counts:
+        players[other]["holdings"] = sorted(fate_pool[:n], key=_card_key)
+        fate_pool = fate_pool[n:]
+    fate["deck"] = fate_pool
+    st["counters"]["pool"] = sorted(st["counters"]["pool"])
+    st["rng"] = engine_rng.seed_state(rng.getrandbits(62))
+    return st
+
+
+def leaf_value(state: State, seat: int) -> float:
+    """How good a position is for ``seat``: its score against the best rival's,
+    plus a little for the treasury and influence that will turn into points."""
+    scores = engine.score(state)
+    mine = float(scores[seat]["total"])
+    rivals = [float(v["total"]) for s, v in scores.items() if s != seat]
+    best_rival = max(rivals) if rivals else 0.0
+    p = state["players"][seat]
+    return mine - best_rival + 0.15 * float(p["talents"]) + 0.2 * float(p["influence"])
+
+
+def rollout(state: State, horizon: int, rng: random.Random) -> State:
+    """Play ``horizon`` actions with the standard policy (no ``explain``) for every seat."""
+    for _ in range(horizon):
+        if state.get("over"):
+            break
+        prompts = engine.pending(state)
+        if not prompts:
+            break
+        who = int(prompts[0]["seat"])
+        seat_view = engine.view(state, who)
+        legal = (seat_view.get("me") or {}).get("legal_actions") or engine.legal_actions(state, who)
+        if not legal:
+            break
+        action = choose_heuristic(seat_view, legal, rng, None)
+        state = search_step.step(state, who, action)
+    return state
+
+
+def choose_strong(
+    state: State,
+    seat: int,
+    view: dict[str, Any],
+    legal: list[Action],
+    rng: random.Random,
+    explain: Callable[[Action], dict[str, Any]] | None = None,
+    budget: Budget | None = None,
+) -> Action:
+    """The search bot's choice for ``seat`` (see the module docstring)."""
+    global LAST
+    budget = budget or DEFAULT_BUDGET
+    LAST = SearchStats()
+    if len(legal) == 1:
+        return legal[0]
+    prompts = [p for p in (view.get("prompts") or []) if p.get("seat") == seat]
+    kind = prompts[0].get("kind") if prompts else None
+    request = prompts[0].get("request") if prompts else None
+    if kind not in SEARCHED_PROMPTS or request == "waive_tie":
+        return choose_heuristic(view, legal, rng, explain)
+    ranked = rank_heuristic(view, legal, rng, explain)
+    candidates = [legal[i] for i in ranked[: max(1, budget.candidates)]]
+    if len(candidates) == 1:
+        return candidates[0]
+    started = time.perf_counter()
+    n = len(candidates)
+    sums = [0.0] * n
+    squares = [0.0] * n
+    done = 0
+    for _ in range(max(1, budget.iterations)):
+        world = determinize(state, seat, rng)
+        roll_seed = rng.getrandbits(32)
+        values = []
+        for action in candidates:
+            after = search_step.step(world, seat, action)
+            end = rollout(after, budget.horizon, random.Random(roll_seed))
+            values.append(leaf_value(end, seat))
+            LAST.rollouts += 1
+        base = values[0]
+        for i, value in enumerate(values):
+            diff = value - base
+            sums[i] += diff
+            squares[i] += diff * diff
+        done += 1
+        if time.perf_counter() - started >= budget.seconds:
+            break
+    LAST.iterations = done
+    LAST.seconds = time.perf_counter() - started
+    LAST.searched = True
+    best, best_margin = 0, 0.0
+    for i in range(1, n):
+        mean = sums[i] / done
+        var = max(0.0, squares[i] / done - mean * mean)
+        stderr = math.sqrt(var / done) if done > 1 else float("inf")
+        margin = mean - stderr
+        if margin > best_margin:
+            best, best_margin = i, margin
+    return candidates[best]
+
+
+__all__ = ["Budget", "DEFAULT_BUDGET", "Evaluator", "choose_strong", "determinize", "leaf_value"]
