@@ -32,7 +32,10 @@ from app.bots.random_bot import choose_random
 Action = dict[str, Any]
 Explain = Callable[[Action], dict[str, Any]]
 
-BOT_LEVELS: tuple[str, ...] = ALL_LEVELS
+# Every accepted id: the earlier ids first (they keep working), then the lobby's.
+BOT_LEVELS: tuple[str, ...] = ("random", "heuristic") + tuple(
+    level for level in ALL_LEVELS if level not in ("random", "heuristic")
+)
 
 
 class UnknownBotLevel(ValueError):

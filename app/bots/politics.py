@@ -205,6 +205,12 @@ class Politics:
         other = self.seat_of(action.get("power"))
         if move == "pass":
             return 0.5
+        if move == "claim_hegemony":
+            return self._hegemony()
+        if move == "relinquish_hegemony":
+            return -1.0
+        if move == "leave":
+            return 0.3 if self.strength(self.seat) > self.strength(self.head(self.seat)) else -1.0
         if other is None:
             return 0.0
         if move == "declare_war":

@@ -79,7 +79,7 @@ LAST = SearchStats()
 
 
 def _card_key(card: dict[str, Any]) -> tuple[Any, ...]:
-    return (str(card.get("kind")), str(card.get("ref")), int(card.get("id", 0)))
+    return (str(card.get("kind")), str(card.get("ref")), str(card.get("id", "")))
 
 
 def determinize(state: State, seat: int, rng: random.Random) -> State:
