@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,8 @@ from app.bots import search_step
 from app.bots.evaluate import Evaluator
 from app.bots.heuristic import choose_heuristic, rank_heuristic
 from app.engine import rng as engine_rng
+from app.engine.core import card_type
+from app.engine.deck import draw_odds, petition_cost
 
 Action = dict[str, Any]
 State = dict[str, Any]
@@ -71,6 +73,7 @@ class SearchStats:
 
     iterations: int = 0
     rollouts: int = 0
+    steps: int = 0  # actions applied (each candidate and every rollout action)
     seconds: float = 0.0
     searched: bool = False
 
@@ -145,8 +148,83 @@ def leaf_value(state: State, seat: int) -> float:
     return mine - best_rival + 0.15 * float(p["talents"]) + 0.2 * float(p["influence"])
 
 
-def rollout(state: State, horizon: int, rng: random.Random) -> State:
-    """Play ``horizon`` actions with the standard policy (no ``explain``) for every seat."""
+class _LazyScore(Mapping[str, Any]):
+    """``view["score"]`` for a rollout view, computed only if the policy reads it."""
+
+    def __init__(self, state: State) -> None:
+        self._state = state
+        self._rows: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        if self._rows is None:
+            self._rows = {str(s): v for s, v in engine.score(self._state).items()}
+        return self._rows
+
+    def __getitem__(self, key: str) -> Any:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._state["players"])
+
+
+def rollout_view(state: State, seat: int, prompts: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the standard policy reads of ``engine.view``, built cheaply for a rollout.
+
+    Only ever built on a sampled world (every hidden part already re-dealt), so
+    reading the state here reveals nothing; the shape follows ``engine.view``
+    (the policy reads it without changing it, so the areas are shared, not copied).
+    """
+    p = state["players"][seat]
+    deck = p["deck"]
+    it = state["interrupt"]
+    pa = state["parley"]
+    return {
+        "turn": state["turn"],
+        "end_turn": state["end_turn"],
+        "players": [
+            {
+                "seat": i,
+                "power": q["power"],
+                "talents": q["talents"],
+                "influence": q["influence"],
+                "popularity": q["popularity"],
+                "years_left": q["years_left"],
+                "court": q["court"],
+                "exiled": q["exiled"],
+                "accursed": q["accursed"],
+                "emperor": q["emperor"],
+            }
+            for i, q in enumerate(state["players"])
+        ],
+        "areas": state["areas"],
+        "market": state["market"],
+        "relations": state["relations"]["pairs"],
+        "hegemons": state["relations"]["hegemons"],
+        "coalitions": state["relations"]["coalitions"],
+        "score": _LazyScore(state),
+        "prompts": prompts,
+        "interrupt": None if it is None else {"target": it["action"]["target"]},
+        "parley": None if pa is None else {"caller": pa["caller"], "area": pa["area"]},
+        "me": {
+            "seat": seat,
+            "deck_list": [
+                {"type": card_type(c), "kind": c["kind"]} for c in deck["draw"] + deck["discard"]
+            ],
+            "draw_odds": draw_odds(p),
+            "petition_cost": petition_cost(state, seat),
+            "strikes": p["strikes"],
+        },
+    }
+
+
+def rollout(state: State, horizon: int, rng: random.Random) -> tuple[State, int]:
+    """Play up to ``horizon`` actions with the standard policy (no ``explain``) for
+    every seat, in place on ``state`` (a private sampled world); the end state and
+    the number of actions played."""
+    played = 0
     for _ in range(horizon):
         if state.get("over"):
             break
@@ -154,13 +232,13 @@ def rollout(state: State, horizon: int, rng: random.Random) -> State:
         if not prompts:
             break
         who = int(prompts[0]["seat"])
-        seat_view = engine.view(state, who)
-        legal = (seat_view.get("me") or {}).get("legal_actions") or engine.legal_actions(state, who)
+        legal = engine.legal_actions(state, who)
         if not legal:
             break
-        action = choose_heuristic(seat_view, legal, rng, None)
-        state = search_step.step(state, who, action)
-    return state
+        action = choose_heuristic(rollout_view(state, who, prompts), legal, rng, None)
+        search_step.step_in_place(state, who, action)
+        played += 1
+    return state, played
 
 
 def choose_strong(
@@ -198,9 +276,10 @@ def choose_strong(
         values = []
         for action in candidates:
             after = search_step.step(world, seat, action)
-            end = rollout(after, budget.horizon, random.Random(roll_seed))
+            end, played = rollout(after, budget.horizon, random.Random(roll_seed))
             values.append(leaf_value(end, seat))
             LAST.rollouts += 1
+            LAST.steps += 1 + played
         base = values[0]
         for i, value in enumerate(values):
             diff = value - base
