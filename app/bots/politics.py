@@ -396,7 +396,13 @@ class Politics:
         if not isinstance(owner, int) or owner == self.seat or not self.at_war_with(owner):
             return 0.0
         _, pop, _ = _map()
-        return 0.5 * pop.get(str(area), 1.0) + (0.5 if owner == self.leader() else 0.0)
+        bonus = 0.5 * pop.get(str(area), 1.0) + (0.5 if owner == self.leader() else 0.0)
+        left = len(self.held(owner))
+        if left <= 2:
+            bonus += 1.5  # finish a beaten power: its last areas send it into exile (21.1)
+        if 0 <= owner < len(self.players) and self.players[owner].get("court") == area:
+            bonus += 1.0  # a court taken moves or ends its government (7.52)
+        return bonus
 
     def frontier(self) -> list[str]:
         """24.1: our areas next to an independent steppe or desert area."""
