@@ -299,9 +299,9 @@ class Politics:
             if s == self.seat or self.allied(s):
                 continue
             theirs = self.bloc_strength(s)
-            if theirs > mine and (self.at_war_with(s) or self.neighbours(s)):
-                if worst is None or theirs > worst[0]:
-                    worst = (theirs, s)
+            threatening = theirs > mine and (self.at_war_with(s) or self.neighbours(s))
+            if threatening and (worst is None or theirs > worst[0]):
+                worst = (theirs, s)
         return None if worst is None else worst[1]
 
     def _join(self, hegemon: int) -> float:

@@ -118,9 +118,7 @@ def summarize(records: list[GameRecord], seconds: float) -> dict[str, Any]:
             if len(samples) < 5:
                 samples.append(f"{record.scenario} seed {record.seed}: {record.errors[0][:2000]}")
     petitions = sum(r.petitions for r in records)
-    politics = {
-        key: [r.politics.get(key, 0) for r in records if not r.errors] for key in POLITICS
-    }
+    politics = {key: [r.politics.get(key, 0) for r in records if not r.errors] for key in POLITICS}
     busts = sum(r.busts for r in records)
 
     def mean(values: list[float]) -> float:

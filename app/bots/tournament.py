@@ -97,7 +97,7 @@ def rate(records: list[GameRecord]) -> dict[str, dict[str, float]]:
         for level in levels:
             ratings.setdefault(level, model.rating(name=level))
         teams = [[model.rating(mu=ratings[lv].mu, sigma=ratings[lv].sigma)] for lv in levels]
-        new = model.rate(teams, ranks=ranks_of(record))
+        new = model.rate(teams, ranks=[float(r) for r in ranks_of(record)])
         sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
         for level, team in zip(levels, new, strict=True):
             acc = sums[level]
@@ -201,7 +201,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="imperial-glory tournament", description="Play bot levels against each other."
     )
-    parser.add_argument("--bots", default="strong,standard,random", help="line-up, e.g. strong,standard*5")
+    parser.add_argument(
+        "--bots", default="strong,standard,random", help="line-up, e.g. strong,standard*5"
+    )
     parser.add_argument("--scenario", default="teaching")
     parser.add_argument("--games", type=int, default=10)
     parser.add_argument("--seed", type=int, default=1)
@@ -225,7 +227,10 @@ def main(argv: list[str]) -> int:
         return 2
     unknown = [level for level in lineup if level not in ALL_LEVELS]
     if not lineup or unknown:
-        print(f"tournament: unknown bot level {unknown or args.bots!r}; choose from {ALL_LEVELS}", file=sys.stderr)
+        print(
+            f"tournament: unknown bot level {unknown or args.bots!r}; choose from {ALL_LEVELS}",
+            file=sys.stderr,
+        )
         return 2
     if args.games < 1:
         print("tournament: --games must be at least 1", file=sys.stderr)
@@ -240,6 +245,8 @@ def main(argv: list[str]) -> int:
         return 2
     powers = catalogue[args.scenario][: args.players or None]
     budget = Budget(args.iterations, args.seconds, args.candidates, args.horizon)
-    result = run(args.scenario, powers, lineup, args.games, args.seed, budget, args.jobs, args.explain)
+    result = run(
+        args.scenario, powers, lineup, args.games, args.seed, budget, args.jobs, args.explain
+    )
     print(json.dumps(result, sort_keys=True) if args.json else _text(result))
     return 0 if result["errors"] == 0 else 1

@@ -110,7 +110,9 @@ def test_peace_follows_the_balance_of_strength() -> None:
     assert weak._accept_peace(1)
 
 
-def vote_view(caller: int, seat: int, scores: list[int], claims: list[int] | None = None) -> dict[str, Any]:
+def vote_view(
+    caller: int, seat: int, scores: list[int], claims: list[int] | None = None
+) -> dict[str, Any]:
     players = [
         {"power": f"p{i}", "talents": 5, "emperor": {"statures": {"diplomacy": 1}}}
         for i in range(len(scores))
@@ -153,7 +155,7 @@ def test_exile_asks_for_asylum() -> None:
     state = fresh()
     state["players"][2]["exiled"] = True
     state["players"][2]["court"] = None
-    for a, x in state["areas"].items():
+    for x in state["areas"].values():
         if x["owner"] == 2:
             x["owner"] = None
     view, legal = diplo_view(2, state)
@@ -165,7 +167,9 @@ def test_attacks_the_areas_of_a_power_at_war() -> None:
     state = fresh()
     view = engine.view(state, 0)
     politics = Politics(view)
-    target = next(a for a, x in view["areas"].items() if x["owner"] == 1 and a != view["players"][1]["court"])
+    target = next(
+        a for a, x in view["areas"].items() if x["owner"] == 1 and a != view["players"][1]["court"]
+    )
     assert politics.target_bonus(target) == 0
     state["relations"]["pairs"]["0|1"] = {"status": "war", "since": 1}
     assert Politics(engine.view(state, 0)).target_bonus(target) > 0
