@@ -82,7 +82,8 @@ def check_bot_level(level: str | None) -> str:
 
     offered = bot_levels()
     if not level:
-        level = "standard" if "standard" in offered else (offered[0] if offered else "")
+        # The Standard level under the id games have always stored (an alias of "standard").
+        level = "heuristic"
     if level not in ALL_LEVELS:
         raise Invalid(
             f"There is no bot level {level!r} (choose one of {', '.join(offered) or 'none'}).",

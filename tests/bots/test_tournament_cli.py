@@ -34,7 +34,7 @@ def test_levels_have_player_names_and_old_ids_keep_working() -> None:
     assert {"random", "heuristic", "novice", "standard", "strong"} <= set(BOT_LEVELS)
     assert lobby.bot_levels() == LOBBY_LEVELS
     assert lobby.check_bot_level("heuristic") == "heuristic"  # games made before keep their id
-    assert lobby.check_bot_level(None) == "standard"
+    assert canonical(lobby.check_bot_level(None)) == "standard"
     assert [x["label"] for x in lobby.bot_level_info()] == ["Novice", "Standard", "Strong"]
 
 

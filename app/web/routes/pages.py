@@ -225,7 +225,7 @@ def new_game_form(
     pace: Annotated[str, Form()] = "live",
     public: Annotated[str | None, Form()] = None,
     power: Annotated[str, Form()] = "",
-    seat_1: Annotated[str, Form()] = "bot:standard",
+    seat_1: Annotated[str, Form()] = "bot:heuristic",  # = Standard (app/bots/levels.py)
     seat_2: Annotated[str, Form()] = "none",
     seat_3: Annotated[str, Form()] = "none",
     seat_4: Annotated[str, Form()] = "none",
