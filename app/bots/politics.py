@@ -44,8 +44,8 @@ REFUSE_PEACE_EDGE = 1.45
 HEGEMONY_EDGE = 0.95
 # At most this many rival blocs.
 MAX_HEGEMONS = 2
-# A raid costs an area a social level (24.1): about this many VP-ish points.
-SOCIAL_LEVEL_VALUE = 0.9
+# A raid costs an area a social level (24.1): this times the tax it would have paid.
+SOCIAL_LEVEL_VALUE = 1.0
 # 24.1: each game turn's upkeep raids on a 6; fate cards add raids now and then.
 RAID_CHANCE_PER_TURN = 1.0 / 6.0 + 0.12
 
@@ -425,10 +425,18 @@ class Politics:
         frontier = self.frontier()
         if not frontier:
             return 0.0
-        _, pop, _ = _map()
-        per_raid = sum(
-            SOCIAL_LEVEL_VALUE * (0.6 + 0.2 * pop.get(a, 1.0))
-            for a in frontier
-            if _num((self.areas.get(a) or {}).get("social")) > -3
-        ) / len(frontier)
+        per_raid = sum(self.social_level_value(a) for a in frontier) / len(frontier)
         return RAID_CHANCE_PER_TURN * per_raid
+
+    def social_level_value(self, area: str) -> float:
+        """What losing one social level of ``area`` costs: an area yields at most its
+        social state in tax (16.11), so a level above 0 is about a talent each round it
+        is taxed (about every other round) for the rest of the game."""
+        social = _num((self.areas.get(area) or {}).get("social"))
+        if social <= -3:
+            return 0.0  # already at the bottom (24.1)
+        if social <= 0:
+            return 0.1 * SOCIAL_LEVEL_VALUE  # untaxable already: only plunder suffers
+        rounds = _num(self.view.get("rounds"), 4.0)
+        left = self.turns_left() * rounds + max(1.0, rounds - _num(self.view.get("round")) + 1)
+        return SOCIAL_LEVEL_VALUE * 0.22 * 0.5 * left
