@@ -105,9 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         "budget": budget.__dict__,
         "levels": {
             level: {
-                "p50_s": round(percentile(values, 0.5), 4),
-                "p99_s": round(percentile(values, 0.99), 4),
-                "max_s": round(max(values), 4) if values else 0.0,
+                "p50_s": round(percentile(values, 0.5), 6),
+                "p99_s": round(percentile(values, 0.99), 6),
+                "max_s": round(max(values), 6) if values else 0.0,
                 "mean_s": round(statistics.fmean(values), 4) if values else 0.0,
             }
             for level, values in times.items()
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{scenario}: {len(points)} decisions, strong budget {result['budget']}")
     for level, row in result["levels"].items():
         print(
-            f"  {level:<9} p50 {row['p50_s'] * 1000:8.1f} ms   p99 {row['p99_s'] * 1000:8.1f} ms"
+            f"  {level:<9} p50 {row['p50_s'] * 1000:8.2f} ms   p99 {row['p99_s'] * 1000:8.2f} ms"
             f"   max {row['max_s'] * 1000:8.1f} ms"
         )
     if "search" in result:

@@ -41,8 +41,9 @@ from typing import Any
 
 from app import engine
 from app.bots import search_step
-from app.bots.evaluate import Evaluator
+from app.bots.evaluate import RESULT_VALUE, Evaluator
 from app.bots.heuristic import choose_heuristic, rank_heuristic
+from app.bots.politics import _map
 from app.engine import rng as engine_rng
 from app.engine.core import card_type
 from app.engine.deck import draw_odds, petition_cost
@@ -138,14 +139,44 @@ def determinize(state: State, seat: int, rng: random.Random) -> State:
 
 
 def leaf_value(state: State, seat: int) -> float:
-    """How good a position is for ``seat``: its score against the best rival's,
-    plus a little for the treasury and influence that will turn into points."""
+    """How good a position is for ``seat``: its worth against the best rival's.
+
+    A power's worth is its score (26.1, popularity counted by the half point) plus
+    what the score does not see yet, in the standard evaluation's units
+    (``evaluate.RESULT_VALUE``): C results standing against an area (10.33) as a
+    share of it, ties, unrest, taxable social levels, and its treasury and influence.
+    """
     scores = engine.score(state)
-    mine = float(scores[seat]["total"])
-    rivals = [float(v["total"]) for s, v in scores.items() if s != seat]
-    best_rival = max(rivals) if rivals else 0.0
-    p = state["players"][seat]
-    return mine - best_rival + 0.15 * float(p["talents"]) + 0.2 * float(p["influence"])
+    n = len(state["players"])
+    extra = [0.0] * n
+    _, pop, _ = _map()
+    for area_id, area in state["areas"].items():
+        owner = area["owner"]
+        if isinstance(owner, int):
+            if area["unrest"]:
+                extra[owner] += RESULT_VALUE["U"]  # negative
+            if area["social"] > 0:
+                extra[owner] += 0.3 * area["social"]
+        for who in area["ties"]:
+            if who != owner:
+                extra[who] += RESULT_VALUE["T"]
+        if area["partial"]:
+            size = pop.get(area_id, 1.0)
+            for who, bases in area["partial"].items():
+                results = sum(bases.values())
+                extra[int(who)] += min(1.0, results / max(1.0, size)) * size * 0.8
+    worth = []
+    for s, p in enumerate(state["players"]):
+        worth.append(
+            float(scores[s]["total"])
+            + 0.5 * (int(p["popularity"]) % 2)
+            + extra[s]
+            + 0.15 * float(p["talents"])
+            + 0.2 * float(p["influence"])
+        )
+    mine = worth[seat]
+    rivals = [w for s, w in enumerate(worth) if s != seat]
+    return mine - (max(rivals) if rivals else 0.0)
 
 
 class _LazyScore(Mapping[str, Any]):
