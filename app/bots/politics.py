@@ -238,7 +238,13 @@ class Politics:
             return (1.0 if accept else 0.0) if move == "accept_asylum" else (0.0 if accept else 1.0)
         if move == "revoke_asylum":
             return 0.6 if self.at_war_with(other) else -1.0
-        return -0.5  # a political move this bot does not know yet: pass rather than guess
+        # A political move this bot does not know yet (the politics issue adds some):
+        # pass rather than guess, and answer an unknown request as the deadline would.
+        if move.startswith("reject_"):
+            return 0.2
+        if move.startswith("accept_"):
+            return 0.0
+        return -0.5
 
     def _war(self, other: int) -> float:
         if not self.aggressive or self.turns_left() < 0:

@@ -181,3 +181,20 @@ def test_pays_tribute_only_when_raids_cost_more() -> None:
     losses = [Politics(engine.view(state, s)).raid_loss() for s in range(6)]
     assert any(loss > 0 for loss in losses)
     assert any(loss == 0 for loss in losses) or min(losses) >= 0
+
+
+def test_unknown_political_moves_are_passed_and_unknown_requests_refused() -> None:
+    view = vote_view(caller=0, seat=0, scores=[1, 1, 1])
+    legal = [
+        {"type": "diplo", "move": "pass"},
+        {"type": "diplo", "move": "propose_marriage", "power": "p1"},
+    ]
+    assert choose_action("standard", view, legal, random.Random(0))["move"] == "pass"
+    legal = [
+        {"type": "diplo", "move": "accept_marriage", "power": "p1"},
+        {"type": "diplo", "move": "reject_marriage", "power": "p1"},
+    ]
+    for seed in range(5):
+        assert (
+            choose_action("standard", view, legal, random.Random(seed))["move"] == "reject_marriage"
+        )
