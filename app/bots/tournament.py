@@ -121,6 +121,7 @@ def run(
     budget: Budget,
     jobs: int = 0,
     use_explain: bool = True,
+    progress: bool = False,
 ) -> dict[str, Any]:
     work: list[Job] = [
         (scenario, powers, seed + g, seat_levels(lineup, len(powers), g), use_explain, budget)
@@ -128,11 +129,29 @@ def run(
     ]
     workers = min(jobs if jobs > 0 else (os.cpu_count() or 1), len(work))
     start = time.perf_counter()
+    records: list[GameRecord] = []
+    tally: Counter[str] = Counter()
+
+    def done(record: GameRecord) -> None:
+        records.append(record)
+        winner = (record.outcome or {}).get("winner")
+        if isinstance(winner, int):
+            tally[canonical(record.levels[winner])] += 1
+        if progress:  # one line per finished game, so a long run can be read as it goes
+            print(
+                f"game {len(records)}/{len(work)} seed {record.seed}: "
+                + ", ".join(f"{level} {wins}" for level, wins in sorted(tally.items())),
+                file=sys.stderr,
+                flush=True,
+            )
+
     if workers <= 1:
-        records = [_job(job) for job in work]
+        for job in work:
+            done(_job(job))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            records = list(pool.map(_job, work))
+            for record in pool.map(_job, work):
+                done(record)
     elapsed = time.perf_counter() - start
     played: Counter[str] = Counter()
     wins: Counter[str] = Counter()
@@ -215,6 +234,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--no-explain", dest="explain", action="store_false")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--progress", action="store_true", help="print each finished game's tally on stderr"
+    )
     return parser
 
 
@@ -246,7 +268,15 @@ def main(argv: list[str]) -> int:
     powers = catalogue[args.scenario][: args.players or None]
     budget = Budget(args.iterations, args.seconds, args.candidates, args.horizon)
     result = run(
-        args.scenario, powers, lineup, args.games, args.seed, budget, args.jobs, args.explain
+        args.scenario,
+        powers,
+        lineup,
+        args.games,
+        args.seed,
+        budget,
+        args.jobs,
+        args.explain,
+        args.progress,
     )
     print(json.dumps(result, sort_keys=True) if args.json else _text(result))
     return 0 if result["errors"] == 0 else 1
