@@ -3,7 +3,8 @@
 For a decision with several legal actions the bot
 
 1. keeps the few most promising candidates by the standard evaluation (the
-   standard bot's own choice always among them);
+   standard bot's own choice always among them; ending the turn only when that
+   is the standard choice);
 2. repeatedly **determinizes**: builds one complete game state consistent with
    its seat's view, re-dealing every hidden part from its own RNG (``determinize``);
 3. plays every candidate in that same determinization (common random numbers:
@@ -53,6 +54,10 @@ State = dict[str, Any]
 
 # Decisions the search takes; every other prompt goes to the standard policy.
 SEARCHED_PROMPTS = frozenset(("turn", "advisor", "diplomacy", "defend", "request", "initiative"))
+
+
+# A rollout that plays to the end of the seat's own turn stops after this many actions.
+TURN_END_LIMIT = 60
 
 
 @dataclass
@@ -144,7 +149,9 @@ def leaf_value(state: State, seat: int) -> float:
     A power's worth is its score (26.1, popularity counted by the half point) plus
     what the score does not see yet, in the standard evaluation's units
     (``evaluate.RESULT_VALUE``): C results standing against an area (10.33) as a
-    share of it, ties, unrest, taxable social levels, and its treasury and influence.
+    share of it, ties, unrest, taxable social levels, its treasury and influence.
+    Within the seat's own turn the search compares candidates at the end of that
+    turn (``rollout``'s ``until_turn_end``), where unused years no longer count.
     """
     scores = engine.score(state)
     n = len(state["players"])
@@ -251,13 +258,22 @@ def rollout_view(state: State, seat: int, prompts: list[dict[str, Any]]) -> dict
     }
 
 
-def rollout(state: State, horizon: int, rng: random.Random) -> tuple[State, int]:
+def rollout(
+    state: State, horizon: int, rng: random.Random, until_turn_end: int | None = None
+) -> tuple[State, int]:
     """Play up to ``horizon`` actions with the standard policy (no ``explain``) for
     every seat, in place on ``state`` (a private sampled world); the end state and
-    the number of actions played."""
+    the number of actions played. With ``until_turn_end=seat`` it plays instead until
+    that seat's turn is over (at most ``TURN_END_LIMIT`` actions): candidates of one
+    turn are compared where they all stand, with the turn's years spent."""
     played = 0
-    for _ in range(horizon):
+    limit = TURN_END_LIMIT if until_turn_end is not None else horizon
+    for _ in range(limit):
         if state.get("over"):
+            break
+        if until_turn_end is not None and (
+            state["players"][until_turn_end]["had_turn"] or state.get("phase") != "turn"
+        ):
             break
         prompts = engine.pending(state)
         if not prompts:
@@ -293,9 +309,16 @@ def choose_strong(
     if kind not in SEARCHED_PROMPTS or request == "waive_tie":
         return choose_heuristic(view, legal, rng, explain)
     ranked = rank_heuristic(view, legal, rng, explain)
+    # Ending the turn early is never searched against the standard choice: its cost
+    # (years unused, the deck and conquests that grow from acting) lies beyond what a
+    # leaf can see, so a short search would end turns too soon.
+    ranked = [ranked[0]] + [i for i in ranked[1:] if legal[i].get("type") != "end_turn"]
     candidates = [legal[i] for i in ranked[: max(1, budget.candidates)]]
     if len(candidates) == 1:
         return candidates[0]
+    # In our own turn, play each candidate out to the end of the turn; elsewhere
+    # (diplomacy, defense, initiative, requests) a fixed horizon.
+    own_turn = kind in ("turn", "advisor")
     started = time.perf_counter()
     n = len(candidates)
     sums = [0.0] * n
@@ -307,7 +330,9 @@ def choose_strong(
         values = []
         for action in candidates:
             after = search_step.step(world, seat, action)
-            end, played = rollout(after, budget.horizon, random.Random(roll_seed))
+            end, played = rollout(
+                after, budget.horizon, random.Random(roll_seed), seat if own_turn else None
+            )
             values.append(leaf_value(end, seat))
             LAST.rollouts += 1
             LAST.steps += 1 + played
