@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "content": ("app.content.cli", "content: check [--json]"),
     "simulate": ("app.bots.simulate", "play bot games and print statistics"),
     "balance": ("app.balance.cli", "seat-rotated bot games and the report docs/balance.md"),
+    "tournament": ("app.bots.tournament", "bot levels against each other, seat-swapped"),
     "admin": ("app.services.admin_cli", "operate games: list | inspect | replay | abort"),
     "verify": ("app.services.verify_cli", "replay an exported game record and check its hash"),
 }

@@ -1,16 +1,22 @@
 """Bots: players that choose actions through the same engine API a browser uses.
 
 A bot sees exactly what its seat may see: the seat's ``view`` and its
-``legal_actions``. It never touches the game state. Optionally a caller may
-pass ``explain``, a function ``action -> dict`` bound to the bot's own seat
-(``engine.explain(state, seat, action)``), which the engine computes from the
-public counter pool and the seat's own cards, so it reveals nothing a player at
-that seat could not see in the UI (tests/engine_properties check this).
+``legal_actions``. Optionally a caller may pass ``explain``, a function
+``action -> dict`` bound to the bot's own seat (``engine.explain(state, seat,
+action)``), which the engine computes from the public counter pool and the
+seat's own cards, so it reveals nothing a player at that seat could not see in
+the UI (tests/engine_properties check this).
 
-Levels:
+Levels (ids, names and descriptions in ``app/bots/levels.py``):
 
-- ``random``: uniform over the legal actions.
-- ``heuristic``: greedy on a simple evaluation of each legal action.
+- ``novice``: the standard evaluation, never aggressive, with slips;
+- ``standard`` (old id ``heuristic``): greedy on the evaluation of each legal
+  action, economy and politics (``evaluate.py``, ``politics.py``);
+- ``strong``: information-set Monte Carlo search (``strong.py``). It needs the
+  game ``state`` to sample worlds from, but re-deals every hidden part before it
+  reads anything (so it knows only what the view shows); without a state it
+  plays as ``standard``;
+- ``random``: uniform over the legal actions (a baseline for tests).
 """
 
 from __future__ import annotations
@@ -19,13 +25,17 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from app.bots.heuristic import choose_heuristic
+from app.bots.heuristic import choose_heuristic, choose_novice
+from app.bots.levels import ALL_LEVELS, canonical
 from app.bots.random_bot import choose_random
 
 Action = dict[str, Any]
 Explain = Callable[[Action], dict[str, Any]]
 
-BOT_LEVELS: tuple[str, ...] = ("random", "heuristic")
+# Every accepted id: the earlier ids first (they keep working), then the lobby's.
+BOT_LEVELS: tuple[str, ...] = ("random", "heuristic") + tuple(
+    level for level in ALL_LEVELS if level not in ("random", "heuristic")
+)
 
 
 class UnknownBotLevel(ValueError):
@@ -40,19 +50,33 @@ def choose_action(
     legal: list[Action],
     rng: random.Random,
     explain: Explain | None = None,
+    state: dict[str, Any] | None = None,
+    budget: Any = None,
 ) -> Action:
     """Pick one of ``legal`` for the seat whose ``view`` this is.
 
     Always returns an element of ``legal`` (the very same dict). Raises
     ``ValueError`` when ``legal`` is empty: a bot is only asked when its seat is
     prompted, and the engine lists at least one action for a prompted seat.
+    ``state`` (the whole game state) is used by ``strong`` only, and only through
+    ``strong.determinize``; ``budget`` is a ``strong.Budget``.
     """
     if not legal:
         raise ValueError("a bot was asked to act with no legal action")
+    level = canonical(level)
     if level == "random":
         return choose_random(legal, rng)
-    if level == "heuristic":
+    if level == "standard":
         return choose_heuristic(view, legal, rng, explain)
+    if level == "novice":
+        return choose_novice(view, legal, rng, explain)
+    if level == "strong":
+        seat = (view.get("me") or {}).get("seat")
+        if state is None or not isinstance(seat, int):
+            return choose_heuristic(view, legal, rng, explain)
+        from app.bots.strong import choose_strong
+
+        return choose_strong(state, seat, view, legal, rng, explain, budget)
     raise UnknownBotLevel(level)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.bots.politics import Politics
+
 Action = dict[str, Any]
 
 # What one talent / one influence point is worth, in victory points.
@@ -143,9 +145,12 @@ class Evaluator:
         self,
         view: dict[str, Any],
         explain: Callable[[Action], dict[str, Any]] | None = None,
+        aggressive: bool = True,
     ) -> None:
         self.view = view
         self.explain = explain
+        self.aggressive = aggressive
+        self._politics: Politics | None = None
         me = view.get("me") or {}
         self.me: dict[str, Any] = me
         self.seat: int | None = me.get("seat")
@@ -159,6 +164,12 @@ class Evaluator:
         self.influence = _num(self.player.get("influence"))
         self.areas: dict[str, Any] = view.get("areas") or {}
         self._worth: dict[str | None, float] = {}
+
+    @property
+    def politics(self) -> Politics:
+        if self._politics is None:
+            self._politics = Politics(self.view, self.aggressive)
+        return self._politics
 
     # -- what things are worth -------------------------------------------------
 
@@ -229,6 +240,8 @@ class Evaluator:
         extra = _num(action.get("talents"))
         explained = self.explained(action)
         dist = result_distribution(explained) if explained else {}
+        if kind == "tribute":
+            return self._score_tribute(extra, explained, dist)
         if dist:
             value = self._expected(kind, target, dist)
             defended = explained.get("if_defended") if explained else None
@@ -241,14 +254,28 @@ class Evaluator:
         # Without odds: success more likely with talents, with diminishing returns.
         weight = ENDEAVOUR_WEIGHT.get(kind, 0.3)
         worth = self.area_worth(target) if isinstance(target, str) and target in self.areas else 1.2
+        if kind in ("conquest", "diplomacy", "pillage"):
+            worth += self.politics.target_bonus(target)
         p = 0.35 + 0.5 * (1.0 - 0.75**extra)
         return weight * worth * p - self.talent_cost(extra) + 0.2
+
+    def _score_tribute(
+        self, extra: float, explained: dict[str, Any] | None, dist: dict[str, float]
+    ) -> float:
+        """24.2: tribute is worth paying when the expected raid loss is larger than its cost."""
+        p = success_probability(explained) if explained else None
+        if p is None:
+            p = 0.35 + 0.5 * (1.0 - 0.75**extra)
+        cost = _num(explained.get("cost"), 2 + extra) if explained else 2 + extra
+        return p * self.politics.raid_loss() - self.talent_cost(cost) + 0.2
 
     def _expected(self, kind: str, target: Any, dist: dict[str, float]) -> float:
         scale = 1.0
         if kind in ("conquest", "diplomacy", "claim") and isinstance(target, str):
-            # An area is worth its population; a C result is a share of it.
-            scale = 0.6 + 0.4 * self.area_worth(target) / 2.0
+            # An area is worth its population; a C result is a share of it. Taken
+            # from a power at war with us, its loss is our gain too.
+            worth = self.area_worth(target) + self.politics.target_bonus(target)
+            scale = 0.6 + 0.4 * worth / 2.0
         total = sum(dist.values()) or 1.0
         return sum(RESULT_VALUE.get(code, 0.2) * p for code, p in dist.items()) * scale / total
 
@@ -330,7 +357,7 @@ class Evaluator:
         return 1.1  # holding cards are meant to be played (19.4), before the years run out
 
     def _score_call_parley(self, action: Action) -> float:
-        return 0.5
+        return self.politics.score_call_parley(action)
 
     def _score_remove_tie(self, action: Action) -> float:
         return -0.3  # 12.43: giving up one's own tie helps nobody but a rival
@@ -356,29 +383,13 @@ class Evaluator:
         return 0.0
 
     def _score_vote(self, action: Action) -> float:
-        choice = action.get("choice")
-        parley = self.view.get("parley") or {}
-        mine = isinstance(parley, dict) and parley.get("caller") == self.seat
-        if choice == "yes":
-            return 1.0 if mine else -0.5
-        if choice == "no":
-            return -1.0 if mine else 0.5
-        return 0.0
+        return self.politics.score_vote(action)
 
     def _score_waive_tie(self, action: Action) -> float:
         return -0.5 if action.get("waive") else 0.0
 
     def _score_diplo(self, action: Action) -> float:
-        move = action.get("move")
-        if move == "accept_peace":
-            return 1.0
-        if move == "reject_peace":
-            return 0.0
-        if move == "pass":
-            return 0.5
-        if move == "propose_peace":
-            return 0.7 if self._at_war() else -1.0
-        return -0.5  # war, broken treaties: rarely worth it for a greedy bot
+        return self.politics.score_diplo(action)
 
     def _at_war(self) -> bool:
         relations = self.view.get("relations") or {}

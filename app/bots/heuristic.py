@@ -16,7 +16,9 @@ The rules of thumb:
 - tax safely: the amount that keeps the chance of rebellion low;
 - defend valuable areas (the court, populous areas) with talents in
   proportion to their worth; decline for worthless ones;
-- in diplomacy, make peace when offered, otherwise pass.
+- in politics, follow ``politics.py``: war on weak neighbours, hegemony when
+  strongest, coalitions when threatened, peace by the balance of strength,
+  votes by self-interest.
 """
 
 from __future__ import annotations
@@ -35,6 +37,44 @@ Action = dict[str, Any]
 EXPLAINED_CANDIDATES = 5
 
 
+def score_actions(
+    view: dict[str, Any],
+    legal: list[Action],
+    explain: Callable[[Action], dict[str, Any]] | None = None,
+    aggressive: bool = True,
+) -> list[float]:
+    """The standard evaluation of every legal action (same order as ``legal``)."""
+    rough = Evaluator(view, None, aggressive)
+    scores = [rough.score(action) for action in legal]
+    if explain is not None:
+        exact = Evaluator(view, explain, aggressive)
+        exact._politics = rough._politics
+        explainable = [i for i, action in enumerate(legal) if action.get("type") in EXPLAINED_TYPES]
+        explainable.sort(key=lambda i: -scores[i])
+        for i in explainable[:EXPLAINED_CANDIDATES]:
+            scores[i] = exact.score(legal[i])
+        for i in explainable[EXPLAINED_CANDIDATES:]:
+            scores[i] -= 1.0  # unexplained long shots go behind the explained ones
+    return scores
+
+
+def rank_heuristic(
+    view: dict[str, Any],
+    legal: list[Action],
+    rng: random.Random,
+    explain: Callable[[Action], dict[str, Any]] | None = None,
+) -> list[int]:
+    """Indices of ``legal``, best first; the first is what ``choose_heuristic`` plays."""
+    if len(legal) == 1:
+        return [0]
+    scores = score_actions(view, legal, explain)
+    best_score = max(scores)
+    best = [i for i, score in enumerate(scores) if abs(score - best_score) <= 1e-9]
+    first = best[rng.randrange(len(best))]
+    rest = sorted((i for i in range(len(legal)) if i != first), key=lambda i: -scores[i])
+    return [first, *rest]
+
+
 def choose_heuristic(
     view: dict[str, Any],
     legal: list[Action],
@@ -43,24 +83,33 @@ def choose_heuristic(
 ) -> Action:
     if len(legal) == 1:
         return legal[0]
-    rough = Evaluator(view, None)
-    scores = [rough.score(action) for action in legal]
-    if explain is not None:
-        exact = Evaluator(view, explain)
-        explainable = [i for i, action in enumerate(legal) if action.get("type") in EXPLAINED_TYPES]
-        explainable.sort(key=lambda i: -scores[i])
-        for i in explainable[:EXPLAINED_CANDIDATES]:
-            scores[i] = exact.score(legal[i])
-        for i in explainable[EXPLAINED_CANDIDATES:]:
-            scores[i] -= 1.0  # unexplained long shots go behind the explained ones
-    best: list[Action] = []
-    best_score = float("-inf")
-    for action, score in zip(legal, scores, strict=True):
-        if score > best_score + 1e-9:
-            best, best_score = [action], score
-        elif abs(score - best_score) <= 1e-9:
-            best.append(action)
-    return best[rng.randrange(len(best))]
+    return legal[rank_heuristic(view, legal, rng, explain)[0]]
+
+
+# The novice: plays a good action most of the time, a random reasonable one now and then.
+NOVICE_SLIP = 0.3
+
+
+def choose_novice(
+    view: dict[str, Any],
+    legal: list[Action],
+    rng: random.Random,
+    explain: Callable[[Action], dict[str, Any]] | None = None,
+) -> Action:
+    """A gentle opponent: the standard evaluation without aggression (no wars,
+    peace always taken), and with a slip now and then to one of its three best
+    non-losing options. It never plays an action the evaluation thinks harmful
+    when a harmless one exists, so it is weak, not silly."""
+    if len(legal) == 1:
+        return legal[0]
+    scores = score_actions(view, legal, explain, aggressive=False)
+    order = sorted(range(len(legal)), key=lambda i: -scores[i])
+    if rng.random() < NOVICE_SLIP:
+        sensible = [i for i in order[:3] if scores[i] >= 0.0] or order[:1]
+        return legal[sensible[rng.randrange(len(sensible))]]
+    best_score = scores[order[0]]
+    best = [i for i in order if abs(scores[i] - best_score) <= 1e-9]
+    return legal[best[rng.randrange(len(best))]]
 
 
 EXPLAINED_TYPES = ("endeavour", "petition", "tax", "plunder")

@@ -42,6 +42,7 @@ class GameRecord:
     illegal_choices: int = 0
     outcome: dict[str, Any] | None = None
     final_hash: str | None = None
+    politics: dict[str, int] = field(default_factory=lambda: dict.fromkeys(POLITICS, 0))
 
     @property
     def winner_power(self) -> str | None:
@@ -65,6 +66,64 @@ class GameRecord:
         return values
 
 
+# The political counters of a game (see ``count_politics``).
+POLITICS: tuple[str, ...] = (
+    "wars_declared",
+    "hegemony_claims",
+    "coalition_joins",
+    "peace_made",
+    "parleys_called",
+    "parleys_carried",
+    "pvp_conquests",
+    "exiles",
+    "returns",
+    "asylum_granted",
+    "tribute_paid",
+)
+
+
+def count_politics(
+    counts: dict[str, int],
+    action: Action,
+    events: list[dict[str, Any]],
+    owners_before: dict[str, Any],
+    owners_after: dict[str, Any],
+) -> None:
+    """Add one applied action's political happenings to ``counts`` (from the
+    action, the public events and the change of area owners)."""
+    move = action.get("move")
+    if move == "claim_hegemony":
+        counts["hegemony_claims"] += 1
+    elif move == "accept_join":
+        counts["coalition_joins"] += 1
+    for event in events:
+        rule, text = event.get("rule"), str(event.get("text", ""))
+        if rule == "3.21" or (rule == "3.22" and "breaks the peace" in text):
+            counts["wars_declared"] += 1
+        elif rule == "3.23" and "make peace" in text:
+            counts["peace_made"] += 1
+        elif rule == "20.4":
+            counts["parleys_called"] += 1
+        elif rule == "20.5" and "carried" in text:
+            counts["parleys_carried"] += 1
+        elif rule == "21.1":
+            counts["exiles"] += 1
+        elif rule == "21.3":
+            counts["returns"] += 1
+        elif rule == "21.2" and "grants" in text:
+            counts["asylum_granted"] += 1
+        elif event.get("kind") == "tribute":
+            counts["tribute_paid"] += 1
+    for area, old in owners_before.items():
+        new = owners_after.get(area)
+        if isinstance(old, int) and isinstance(new, int) and old != new:
+            counts["pvp_conquests"] += 1
+
+
+def owners(state: dict[str, Any]) -> dict[str, Any]:
+    return {a: x["owner"] for a, x in state["areas"].items()}
+
+
 def is_bust(event: dict[str, Any]) -> bool:
     """Whether an event reports a failed petition (two strikes: rules 5.6)."""
     kind = str(event.get("kind", ""))
@@ -85,6 +144,7 @@ def play_game(
     on_step: Callable[[dict[str, Any], int, Action, list[dict[str, Any]]], None] | None = None,
     max_actions: int = MAX_ACTIONS,
     in_place: bool = True,
+    budget: Any = None,
 ) -> GameRecord:
     """Play one game to its end; errors are recorded, never raised.
 
@@ -131,17 +191,21 @@ def play_game(
             explain = _explainer(state, seat) if use_explain else None
             # A SeatView reads as the view dict (a Mapping with the same keys and values).
             view = cast(dict[str, Any], seat_view)
-            action = choose_action(record.levels[seat], view, legal, rng, explain)
+            action = choose_action(
+                record.levels[seat], view, legal, rng, explain, state=state, budget=budget
+            )
             if action not in legal:
                 record.illegal_choices += 1
                 record.errors.append(f"bot chose an unlisted action {action!r}")
                 break
             if action.get("type") == "petition":
                 record.petitions += 1
+            before = owners(state)
             if in_place:
                 _, events = engine.apply_in_place(state, seat, action, undoable=False)
             else:
                 state, events = engine.apply(state, seat, action)
+            count_politics(record.politics, action, events, before, owners(state))
             record.actions += 1
             if keep_log:
                 record.log.append((seat, action))

@@ -17,6 +17,11 @@ The JSON object holds ``games``, ``games_per_s``, ``seconds``, ``mean_rounds``,
 ``mean_game_turns``, ``mean_actions``, ``win_rate_by_power`` (wins / games the
 power played), ``petition_bust_rate`` (busts / petitions),
 ``busts_per_game``, ``score_spread`` (mean and max of best minus worst score),
+``politics_per_game`` (per game: ``wars_declared``, ``hegemony_claims``,
+``coalition_joins``, ``peace_made``, ``parleys_called``, ``parleys_carried``,
+``pvp_conquests`` (areas taken from another player), ``exiles``, ``returns``,
+``asylum_granted``, ``tribute_paid``), ``politics_mean`` and
+``games_with_pvp_conquest``,
 ``errors`` (exceptions, illegal bot choices, stalls: must be 0), ``error_samples``,
 and ``by_scenario`` with the same figures per scenario.
 """
@@ -33,7 +38,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from app.bots import BOT_LEVELS
-from app.bots.runner import GameRecord, play_game
+from app.bots.runner import POLITICS, GameRecord, play_game
 
 
 def scenario_catalogue() -> dict[str, list[str]]:
@@ -113,6 +118,7 @@ def summarize(records: list[GameRecord], seconds: float) -> dict[str, Any]:
             if len(samples) < 5:
                 samples.append(f"{record.scenario} seed {record.seed}: {record.errors[0][:2000]}")
     petitions = sum(r.petitions for r in records)
+    politics = {key: [r.politics.get(key, 0) for r in records if not r.errors] for key in POLITICS}
     busts = sum(r.busts for r in records)
 
     def mean(values: list[float]) -> float:
@@ -136,6 +142,12 @@ def summarize(records: list[GameRecord], seconds: float) -> dict[str, Any]:
             "mean": mean(spreads),
             "max": max(spreads) if spreads else 0.0,
         },
+        "politics_per_game": [dict(r.politics) for r in records],
+        "politics_mean": {
+            key: round(sum(values) / len(values), 3) if values else 0.0
+            for key, values in politics.items()
+        },
+        "games_with_pvp_conquest": sum(1 for v in politics["pvp_conquests"] if v > 0),
         "errors": errors,
         "illegal_choices": sum(r.illegal_choices for r in records),
         "error_samples": samples,
@@ -205,6 +217,9 @@ def _text(result: dict[str, Any]) -> str:
         f"busts/game {result['busts_per_game']}",
         f"  score spread mean {result['score_spread']['mean']}, max {result['score_spread']['max']}",
         "  win rate: " + ", ".join(f"{p} {r:.1%}" for p, r in result["win_rate_by_power"].items()),
+        "  politics/game: "
+        + ", ".join(f"{k} {v}" for k, v in result["politics_mean"].items())
+        + f"; games with a PvP conquest {result['games_with_pvp_conquest']}/{result['games']}",
         f"  errors: {result['errors']}",
     ]
     for sample in result.get("error_samples", []):

@@ -93,20 +93,38 @@ def seat_bounds(s: dict[str, Any]) -> tuple[int, int]:
 
 
 def bot_levels() -> tuple[str, ...]:
+    """The levels the lobby offers (app/bots/levels.py), weakest first."""
     try:
-        from app.bots import BOT_LEVELS
+        from app.bots.levels import LOBBY_LEVELS
     except ImportError:  # the bots package not installed yet
         return ()
-    return tuple(BOT_LEVELS)
+    return tuple(LOBBY_LEVELS)
+
+
+def bot_level_info() -> list[dict[str, str]]:
+    """id, label and one-line description of each offered level, for forms and the API."""
+    from app.bots.levels import LEVELS
+
+    return [{"id": x.id, "label": x.label, "description": x.description} for x in LEVELS]
+
+
+def bot_labels() -> dict[str, str]:
+    """Every accepted level id (old ids too) -> the name a player reads."""
+    from app.bots.levels import ALL_LEVELS, label
+
+    return {level: label(level) for level in ALL_LEVELS}
 
 
 def check_bot_level(level: str | None) -> str:
-    levels = bot_levels()
+    from app.bots.levels import ALL_LEVELS
+
+    offered = bot_levels()
     if not level:
-        level = "heuristic" if "heuristic" in levels else (levels[0] if levels else "")
-    if level not in levels:
+        # The Standard level under the id games have always stored (an alias of "standard").
+        level = "heuristic"
+    if level not in ALL_LEVELS:
         raise Invalid(
-            f"There is no bot level {level!r} (choose one of {', '.join(levels) or 'none'}).",
+            f"There is no bot level {level!r} (choose one of {', '.join(offered) or 'none'}).",
             field="bot_level",
         )
     return level

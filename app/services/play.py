@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
@@ -303,10 +303,11 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
     rng = random.Random(f"{game.seed}:{game.last_action}")
     action = bots.choose_action(
         level,
-        engine.seat_view(state, seat.index),
+        cast(dict[str, Any], engine.seat_view(state, seat.index)),  # a read-only Mapping
         legal,
         rng,
         partial(engine.explain, state, seat.index),
+        state=state,  # the strong level searches from it (app/bots/strong.py)
     )
     if action not in legal:  # a bot bug must not stall the table
         log.error("bot %s chose an illegal action %r", level, action)

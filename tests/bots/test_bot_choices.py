@@ -10,6 +10,7 @@ from app import engine
 from app.bots import BOT_LEVELS, UnknownBotLevel, choose_action
 from app.bots.runner import play_game
 from app.bots.simulate import scenario_catalogue
+from app.bots.strong import Budget
 from app.engine.content import content
 
 CATALOGUE = scenario_catalogue()
@@ -69,8 +70,15 @@ def test_heuristic_bot_is_deterministic_for_a_seed() -> None:
 @pytest.mark.parametrize("scenario", sorted(CATALOGUE))
 @pytest.mark.parametrize("level", BOT_LEVELS)
 def test_bots_finish_short_games_of_every_scenario_without_error(scenario: str, level: str) -> None:
+    # The strong bot searches on a tiny budget here: these games check legality, not play.
+    budget = Budget(iterations=1, seconds=5.0, candidates=2, horizon=3)
     record = play_game(
-        scenario, CATALOGUE[scenario], 3, level, options={"end_turn": 1, "rounds": 1}
+        scenario,
+        CATALOGUE[scenario],
+        3,
+        level,
+        options={"end_turn": 1, "rounds": 1},
+        budget=budget,
     )
     assert record.errors == [], record.errors[:1]
     assert record.illegal_choices == 0

@@ -264,6 +264,7 @@ def scenarios() -> dict[str, Any]:
             for s in lobby.scenarios()
         ],
         "bot_levels": list(lobby.bot_levels()),
+        "bot_level_info": lobby.bot_level_info(),
         "paces": lobby.PACES,
         "options_schema": GameOptions.model_json_schema(),
     }

@@ -380,6 +380,8 @@ def new_game_context() -> dict[str, Any]:
     return {
         "scenarios": [s for s in lobby.scenarios() if not s.get("tutorial")],
         "bot_levels": lobby.bot_levels(),
+        "bot_level_info": lobby.bot_level_info(),
+        "bot_labels": lobby.bot_labels(),
         "paces": lobby.PACE_LABELS,
         "default_scenario": lobby.default_scenario_id(),
         "max_seats": lobby.MAX_SEATS,
@@ -402,7 +404,7 @@ def new_game_form(
     pace: Annotated[str, Form()] = "auto",
     public: Annotated[str | None, Form()] = None,
     power: Annotated[str, Form()] = "",
-    seat_1: Annotated[str, Form()] = "bot:heuristic",
+    seat_1: Annotated[str, Form()] = "bot:heuristic",  # = Standard (app/bots/levels.py)
     seat_2: Annotated[str, Form()] = "none",
     seat_3: Annotated[str, Form()] = "none",
     seat_4: Annotated[str, Form()] = "none",
@@ -547,6 +549,8 @@ def game_lobby_context(
         ),
         "code": code,
         "bot_levels": lobby.bot_levels(),
+        "bot_level_info": lobby.bot_level_info(),
+        "bot_labels": lobby.bot_labels(),
         "can_start": uid == game.host_id and not any(s.is_empty for s in game.seats),
     }
 

@@ -1,0 +1,448 @@
+"""The political half of the standard bot: war and peace, hegemony, coalitions,
+parleys, asylum and tribute, judged from one seat's view.
+
+Everything here reads the seat's view (public board, relations, scores, the
+statures of every emperor) and the public content pack (the map's adjacency,
+area populations and terrain). Nothing reads the game state.
+
+The rules of thumb, in victory-point-ish units like ``evaluate.py``:
+
+- **strength** of a power: the population it holds, its treasury and its score;
+- **war** (3.21) on a neutral neighbour that is clearly weaker and whose border
+  areas are worth taking, while at most one war is already running; a treaty is
+  broken (3.22) only when it is old enough for the pretext roll to be likely;
+- **hegemony** (3.51) when (about) strongest, or as the head of a second bloc
+  against a hegemon we can stand up to;
+- **join** a coalition (3.53) when a stronger power is at war with us or borders
+  us and is not the hegemon; a hegemon **accepts** juniors that are not the
+  leader and add strength;
+- **peace** (3.23) by the balance of strength: propose it when the enemy is
+  stronger, accept it unless we are clearly stronger and the enemy borders us;
+- **votes** (20.4) for ourselves and our coalition, against the leader, against
+  powers at war with us and against claims to areas we hold claims on ourselves;
+  a parley is only called when the expected votes carry it;
+- **asylum** (21.2): an exile asks the strongest power not at war with it; a host
+  grants asylum to a weak exile that is not at war with it;
+- **tribute** (24.2): paid when the expected loss to nomad raids this game turn
+  is larger than what the tribute costs.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+Action = dict[str, Any]
+
+# War needs this edge in strength over the victim, and this much worth on the border.
+WAR_EDGE = 1.25
+WAR_BORDER_WORTH = 3.0
+# Peace is proposed when the enemy is this much stronger, refused when we are.
+PEACE_WHEN_WEAKER = 0.95
+REFUSE_PEACE_EDGE = 1.45
+# Hegemony is claimed with this edge over the strongest rival.
+HEGEMONY_EDGE = 0.95
+# At most this many rival blocs.
+MAX_HEGEMONS = 2
+# A raid costs an area a social level (24.1): this times the tax it would have paid.
+SOCIAL_LEVEL_VALUE = 1.0
+# 24.1: each game turn's upkeep raids on a 6; fate cards add raids now and then.
+RAID_CHANCE_PER_TURN = 1.0 / 6.0 + 0.12
+
+
+@lru_cache(maxsize=1)
+def _map() -> tuple[dict[str, frozenset[str]], dict[str, float], dict[str, str]]:
+    """Adjacency (land and sea), population and terrain of every area (public content)."""
+    from app.engine.core import geo
+
+    g = geo()
+    near = {a: frozenset(g.land.get(a, set()) | g.sea_near.get(a, set())) for a in g.areas}
+    pop = {a: float(x.get("population", 1)) for a, x in g.areas.items()}
+    terrain = {a: str(x.get("terrain", "")) for a, x in g.areas.items()}
+    return near, pop, terrain
+
+
+def _num(value: Any, default: float = 0.0) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    return default
+
+
+class Politics:
+    """Political judgement for the seat whose view this is."""
+
+    def __init__(self, view: dict[str, Any], aggressive: bool = True) -> None:
+        self.view = view
+        self.aggressive = aggressive
+        me = view.get("me") or {}
+        seat = me.get("seat")
+        self.seat: int = seat if isinstance(seat, int) else -1
+        self.players: list[dict[str, Any]] = list(view.get("players") or [])
+        self.areas: dict[str, Any] = view.get("areas") or {}
+        self.relations: dict[str, Any] = view.get("relations") or {}
+        self.hegemons: list[int] = [int(h) for h in view.get("hegemons") or []]
+        self.coalitions: dict[str, list[int]] = {
+            str(k): [int(x) for x in v] for k, v in (view.get("coalitions") or {}).items()
+        }
+        self._strength: dict[int, float] = {}
+        self._held: dict[int, list[str]] | None = None
+
+    # -- facts ------------------------------------------------------------------
+
+    def seat_of(self, power: Any) -> int | None:
+        for i, p in enumerate(self.players):
+            if p.get("power") == power:
+                return i
+        return None
+
+    def held(self, seat: int) -> list[str]:
+        if self._held is None:
+            held: dict[int, list[str]] = {}
+            for a, x in self.areas.items():
+                owner = x.get("owner") if isinstance(x, dict) else None
+                if isinstance(owner, int):
+                    held.setdefault(owner, []).append(a)
+            self._held = held
+        return self._held.get(seat, [])
+
+    def score(self, seat: int) -> float:
+        row = (self.view.get("score") or {}).get(str(seat))
+        if isinstance(row, dict):
+            return _num(row.get("total"))
+        return _num(row)
+
+    def strength(self, seat: int) -> float:
+        cached = self._strength.get(seat)
+        if cached is None:
+            _, pop, _ = _map()
+            p = self.players[seat] if 0 <= seat < len(self.players) else {}
+            land = sum(pop.get(a, 1.0) for a in self.held(seat))
+            cached = land + 0.3 * _num(p.get("talents")) + 0.2 * self.score(seat)
+            if p.get("exiled"):
+                cached *= 0.5
+            self._strength[seat] = cached
+        return cached
+
+    def bloc_strength(self, seat: int) -> float:
+        """A power with its coalition (3.55: partners share the hegemon's wars)."""
+        head = self.head(seat)
+        members = {head, *self.coalitions.get(str(head), [])}
+        return sum(self.strength(s) for s in members)
+
+    def status(self, other: int) -> str:
+        lo, hi = sorted((self.seat, other))
+        rel = self.relations.get(f"{lo}|{hi}")
+        if isinstance(rel, dict):
+            return str(rel.get("status", "neutral"))
+        return "neutral"
+
+    def since(self, other: int) -> int:
+        lo, hi = sorted((self.seat, other))
+        rel = self.relations.get(f"{lo}|{hi}")
+        return int(_num(rel.get("since"))) if isinstance(rel, dict) else 0
+
+    def head(self, seat: int) -> int:
+        for head, juniors in self.coalitions.items():
+            if seat in juniors:
+                return int(head)
+        return seat
+
+    def allied(self, other: int) -> bool:
+        return self.head(other) == self.head(self.seat)
+
+    def at_war_with(self, other: int) -> bool:
+        """3.21 and 3.55, as the engine's ``at_war`` reads the public relations."""
+        if other == self.seat or self.allied(other):
+            return False
+        a, b = self.seat, other
+        ha, hb = self.head(a), self.head(b)
+        for x, y in {(a, b), (ha, b), (a, hb), (ha, hb)}:
+            if x == y:
+                continue
+            lo, hi = sorted((x, y))
+            rel = self.relations.get(f"{lo}|{hi}")
+            if isinstance(rel, dict) and rel.get("status") == "war":
+                return True
+        return False
+
+    def enemies(self) -> list[int]:
+        return [s for s in range(len(self.players)) if s != self.seat and self.at_war_with(s)]
+
+    def border_worth(self, other: int) -> float:
+        """What the other's areas next to ours are worth (courts excluded: 12.16)."""
+        near, pop, _ = _map()
+        mine = set(self.held(self.seat))
+        court = self.players[other].get("court") if 0 <= other < len(self.players) else None
+        worth = 0.0
+        for a in self.held(other):
+            if a != court and near.get(a, frozenset()) & mine:
+                worth += pop.get(a, 1.0)
+        return worth
+
+    def neighbours(self, other: int) -> bool:
+        near, _, _ = _map()
+        mine = set(self.held(self.seat))
+        return any(near.get(a, frozenset()) & mine for a in self.held(other))
+
+    def leader(self) -> int | None:
+        """The seat with the highest score (ties: none)."""
+        if not self.players:
+            return None
+        scores = [(self.score(s), s) for s in range(len(self.players))]
+        best = max(scores)[0]
+        top = [s for v, s in scores if v == best]
+        return top[0] if len(top) == 1 else None
+
+    def turns_left(self) -> int:
+        return int(_num(self.view.get("end_turn"))) - int(_num(self.view.get("turn")))
+
+    # -- diplomacy (3) -----------------------------------------------------------
+
+    def score_diplo(self, action: Action) -> float:
+        move = str(action.get("move", ""))
+        other = self.seat_of(action.get("power"))
+        if move == "pass":
+            return 0.5
+        if move == "claim_hegemony":
+            return self._hegemony()
+        if move == "relinquish_hegemony":
+            return -1.0
+        if move == "leave":
+            return 0.3 if self.strength(self.seat) > self.strength(self.head(self.seat)) else -1.0
+        if other is None:
+            return 0.0
+        if move == "declare_war":
+            return self._war(other)
+        if move == "propose_peace":
+            return self._propose_peace(other)
+        if move in ("accept_peace", "reject_peace"):
+            accept = self._accept_peace(other)
+            return (1.0 if accept else 0.0) if move == "accept_peace" else (0.0 if accept else 1.0)
+        if move == "claim_hegemony":
+            return self._hegemony()
+        if move == "relinquish_hegemony":
+            return -1.0
+        if move == "join":
+            return self._join(other)
+        if move in ("accept_join", "reject_join"):
+            accept = self._accept_join(other)
+            return (1.0 if accept else 0.0) if move == "accept_join" else (0.0 if accept else 1.0)
+        if move == "leave":
+            return 0.3 if self.strength(self.seat) > self.strength(self.head(self.seat)) else -1.0
+        if move == "ask_asylum":
+            return self._ask_asylum(other)
+        if move in ("accept_asylum", "reject_asylum"):
+            accept = self._accept_asylum(other)
+            return (1.0 if accept else 0.0) if move == "accept_asylum" else (0.0 if accept else 1.0)
+        if move == "revoke_asylum":
+            return 0.6 if self.at_war_with(other) else -1.0
+        # A political move this bot does not know yet (the politics issue adds some):
+        # pass rather than guess, and answer an unknown request as the deadline would.
+        if move.startswith("reject_"):
+            return 0.2
+        if move.startswith("accept_"):
+            return 0.0
+        return -0.5
+
+    def _war(self, other: int) -> float:
+        if not self.aggressive or self.turns_left() < 0:
+            return -1.0
+        if len(self.enemies()) >= 1:
+            return -1.0  # one war at a time
+        if not self.neighbours(other):
+            return -1.0
+        edge = self.strength(self.seat) / max(1.0, self.bloc_strength(other))
+        worth = self.border_worth(other)
+        if edge < WAR_EDGE or worth < WAR_BORDER_WORTH:
+            return -1.0
+        value = 0.5 + 0.1 * worth + 0.5 * (edge - WAR_EDGE)
+        if self.status(other) == "peace":
+            lasted = int(_num(self.view.get("turn"))) - self.since(other)
+            # 3.22: the die must come under the years of peace; above it costs popularity.
+            p_war = max(0, min(6, lasted - 1)) / 6.0
+            p_lose = max(0, 6 - lasted) / 6.0
+            value = value * p_war - 0.5 * p_lose
+        return value
+
+    def _propose_peace(self, other: int) -> float:
+        if not self.at_war_with(other):
+            return -1.0
+        mine, theirs = self.bloc_strength(self.seat), self.bloc_strength(other)
+        if theirs >= PEACE_WHEN_WEAKER * mine:
+            return 0.9
+        if not self.neighbours(other) or self.border_worth(other) < 1.0:
+            return 0.6  # nothing left to take: end a pointless war
+        return -1.0
+
+    def _accept_peace(self, other: int) -> bool:
+        mine, theirs = self.bloc_strength(self.seat), self.bloc_strength(other)
+        if not self.aggressive:
+            return True
+        return not (
+            mine >= REFUSE_PEACE_EDGE * theirs
+            and self.neighbours(other)
+            and self.border_worth(other) >= 1.0
+        )
+
+    def _hegemony(self) -> float:
+        if len(self.hegemons) >= MAX_HEGEMONS:
+            return -1.0
+        mine = self.strength(self.seat)
+        rivals = [self.strength(s) for s in range(len(self.players)) if s != self.seat]
+        if self.hegemons:  # a rival bloc: only against a hegemon we could stand up to
+            rivals = [self.bloc_strength(h) for h in self.hegemons]
+        if rivals and mine >= HEGEMONY_EDGE * max(rivals):
+            return 0.9
+        return -1.0
+
+    def threat(self) -> int | None:
+        """The strongest power that is at war with us, or borders us and is stronger."""
+        mine = self.strength(self.seat)
+        worst: tuple[float, int] | None = None
+        for s in range(len(self.players)):
+            if s == self.seat or self.allied(s):
+                continue
+            theirs = self.bloc_strength(s)
+            threatening = theirs > mine and (self.at_war_with(s) or self.neighbours(s))
+            if threatening and (worst is None or theirs > worst[0]):
+                worst = (theirs, s)
+        return None if worst is None else worst[1]
+
+    def _join(self, hegemon: int) -> float:
+        threat = self.threat()
+        if threat is None or threat == hegemon:
+            return -1.0
+        if self.at_war_with(hegemon):
+            return 0.7  # 3.53: joining ends that war too
+        return 0.8
+
+    def _accept_join(self, junior: int) -> bool:
+        if junior == self.leader() and self.score(junior) > self.score(self.seat):
+            return False  # never carry the leader
+        return self.strength(junior) > 0
+
+    def _ask_asylum(self, host: int) -> float:
+        if self.at_war_with(host):
+            return -1.0
+        return 0.6 + 0.01 * self.strength(host)
+
+    def _accept_asylum(self, exile: int) -> bool:
+        return not self.at_war_with(exile) and self.score(exile) <= self.score(self.seat)
+
+    # -- parleys (20) --------------------------------------------------------------
+
+    def vote_of(self, voter: int, caller: int, area: Any) -> str:
+        """How ``voter`` would vote on ``caller``'s claim, by this bot's own rules."""
+        if voter == caller or self._allied_pair(voter, caller):
+            return "yes"
+        if self._war_pair(voter, caller):
+            return "no"
+        row = self.areas.get(area) if isinstance(area, str) else None
+        if isinstance(row, dict) and voter in (row.get("claims") or []):
+            return "no"  # a rival claim competes with ours
+        scores = [self.score(s) for s in range(len(self.players))]
+        if scores and self.score(caller) >= max(scores) and self.score(caller) > self.score(voter):
+            return "no"  # against the leader
+        if self.score(caller) < self.score(voter):
+            return "yes"  # a claim to the trailing power costs us little
+        return "abstain"
+
+    def _allied_pair(self, a: int, b: int) -> bool:
+        return self.head(a) == self.head(b)
+
+    def _war_pair(self, a: int, b: int) -> bool:
+        if a == b or self._allied_pair(a, b):
+            return False
+        ha, hb = self.head(a), self.head(b)
+        for x, y in {(a, b), (ha, b), (a, hb), (ha, hb)}:
+            if x == y:
+                continue
+            lo, hi = sorted((x, y))
+            rel = self.relations.get(f"{lo}|{hi}")
+            if isinstance(rel, dict) and rel.get("status") == "war":
+                return True
+        return False
+
+    def score_vote(self, action: Action) -> float:
+        parley = self.view.get("parley") or {}
+        caller = parley.get("caller") if isinstance(parley, dict) else None
+        if not isinstance(caller, int):
+            return 0.0
+        wanted = self.vote_of(self.seat, caller, parley.get("area"))
+        return 1.0 if action.get("choice") == wanted else 0.0
+
+    def parley_carries(self, area: Any) -> bool:
+        """20.41-20.42: yes carries on a majority or a tie of weighted votes."""
+        yes = no = 0.0
+        for s, p in enumerate(self.players):
+            if p.get("accursed"):
+                continue
+            weight = _num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
+            vote = self.vote_of(s, self.seat, area)
+            if vote == "yes":
+                yes += weight
+            elif vote == "no":
+                no += weight
+        return yes >= no
+
+    def score_call_parley(self, action: Action) -> float:
+        if not self.parley_carries(action.get("area")):
+            return -1.0
+        _, pop, _ = _map()
+        return 0.6 + 0.2 * pop.get(str(action.get("area")), 1.0)
+
+    # -- war aims and nomads -----------------------------------------------------------
+
+    def target_bonus(self, area: Any) -> float:
+        """Extra worth of taking an area from a power at war with us: its loss is our gain."""
+        row = self.areas.get(area) if isinstance(area, str) else None
+        owner = row.get("owner") if isinstance(row, dict) else None
+        if not isinstance(owner, int) or owner == self.seat or not self.at_war_with(owner):
+            return 0.0
+        _, pop, _ = _map()
+        bonus = 0.5 * pop.get(str(area), 1.0) + (0.5 if owner == self.leader() else 0.0)
+        left = len(self.held(owner))
+        if left <= 2:
+            bonus += 1.5  # finish a beaten power: its last areas send it into exile (21.1)
+        if 0 <= owner < len(self.players) and self.players[owner].get("court") == area:
+            bonus += 1.0  # a court taken moves or ends its government (7.52)
+        return bonus
+
+    def frontier(self) -> list[str]:
+        """24.1: our areas next to an independent steppe or desert area."""
+        near, _, terrain = _map()
+        out = []
+        for a in self.held(self.seat):
+            for nb in near.get(a, frozenset()):
+                row = self.areas.get(nb)
+                if (
+                    isinstance(row, dict)
+                    and row.get("owner") is None
+                    and terrain.get(nb) in ("steppe", "desert")
+                ):
+                    out.append(a)
+                    break
+        return out
+
+    def raid_loss(self) -> float:
+        """The expected loss to nomad raids over the rest of this game turn (24.1)."""
+        frontier = self.frontier()
+        if not frontier:
+            return 0.0
+        per_raid = sum(self.social_level_value(a) for a in frontier) / len(frontier)
+        return RAID_CHANCE_PER_TURN * per_raid
+
+    def social_level_value(self, area: str) -> float:
+        """What losing one social level of ``area`` costs: an area yields at most its
+        social state in tax (16.11), so a level above 0 is about a talent each round it
+        is taxed (about every other round) for the rest of the game."""
+        social = _num((self.areas.get(area) or {}).get("social"))
+        if social <= -3:
+            return 0.0  # already at the bottom (24.1)
+        if social <= 0:
+            return 0.1 * SOCIAL_LEVEL_VALUE  # untaxable already: only plunder suffers
+        rounds = _num(self.view.get("rounds"), 4.0)
+        left = self.turns_left() * rounds + max(1.0, rounds - _num(self.view.get("round")) + 1)
+        return SOCIAL_LEVEL_VALUE * 0.22 * 0.5 * left
