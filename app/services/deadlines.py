@@ -54,7 +54,7 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         seat = next(s for s in game.seats if s.index == index)
         standins.announce_default(db, game, seat, action)
         seat.missed += 1
-        levels = lobby.bot_levels()
+        levels = lobby.bot_labels()  # every accepted level id, old ids too
         if seat.missed >= play.MISSES_BEFORE_STANDIN and play.STANDIN_LEVEL in levels:
             seat.standin = play.STANDIN_LEVEL
             standins.announce_standin(db, game, seat, seat.missed)
