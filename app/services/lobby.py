@@ -183,6 +183,9 @@ class SeatSpec:
 #: the engine options a game may set (their types and ranges: app/web/schemas.py
 #: GameOptions, enforced at the edge; the scenario's bounds are checked here)
 OPTION_KEYS = ("end_turn", "rounds")
+#: marks the server itself sets and the engine ignores (never accepted from a client:
+#: the edge's GameOptions schema forbids other keys): the guided tutorial's game
+SERVER_OPTION_KEYS = ("tutorial",)
 
 
 def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) -> dict[str, Any]:
@@ -191,7 +194,7 @@ def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) ->
     from app import engine
     from app.engine.errors import BadSetup
 
-    unknown = sorted(set(options) - set(OPTION_KEYS))
+    unknown = sorted(set(options) - set(OPTION_KEYS) - set(SERVER_OPTION_KEYS))
     if unknown:
         raise Invalid(f"There is no option {unknown[0]!r}.", field=f"options.{unknown[0]}")
     turns = int(s.get("turns", 4))
@@ -205,7 +208,9 @@ def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) ->
     low, high = seat_bounds(s)
     powers = [p["id"] for p in s["powers"]][: min(max(seats, low), high)]
     try:
-        engine.new_game(s["id"], powers, 0, options)
+        engine.new_game(
+            s["id"], powers, 0, {k: v for k, v in options.items() if k in OPTION_KEYS}
+        )
     except (BadSetup, TypeError, ValueError) as exc:
         raise Invalid(f"options: {exc}", field="options") from exc
     return options

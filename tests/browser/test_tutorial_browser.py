@@ -12,6 +12,7 @@ the map (labels a constant size on screen, thinned; keyboard reachable).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .chromium import BROWSER_MARKS, artifact
+from .chromium import BROWSER_MARKS, artifact, wait_js
 
 pytestmark = BROWSER_MARKS
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -30,12 +31,13 @@ PHONE = {"width": 375, "height": 812}
 
 def coach_ready(page: Any) -> None:
     """The coach has caught up with the board and marked the control (or the end)."""
-    page.wait_for_function(
-        """() => {
+    wait_js(
+        page,
+        """(() => {
           const c = document.getElementById('coach');
           if (!c || c.hidden || c.dataset.version !== document.body.dataset.version) return false;
           return c.dataset.step === 'over' || !!document.querySelector('.coach-target');
-        }""",
+        })()""",
         timeout=20000,
     )
 
@@ -107,9 +109,10 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
                 target.select_option(value=value)
             else:
                 target.click()
-            page.wait_for_function(
-                "v => document.body.dataset.version !== v || !document.querySelector('.coach-target[data-clicked]')",
-                arg=version,
+            wait_js(
+                page,
+                f"document.body.dataset.version !== {json.dumps(version)}"
+                " || !document.querySelector('.coach-target[data-clicked]')",
             )
         else:
             raise AssertionError(f"the tutorial did not end: {steps[-10:]}")
@@ -156,7 +159,7 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
 
         # ---------------------------------------------------------------- the replay
         page.goto(f"/games/{game_id}/replay#step=1")
-        page.wait_for_function("document.body.dataset.step === '1'")
+        wait_js(page, "document.body.dataset.step === '1'")
         assert page.locator(".outcome").count() == 0, "the winner shown at step 1"
         assert page.locator("#game-over").is_hidden(), "Rematch shown at step 1"
         page.click("[data-replay=last]")
@@ -186,7 +189,7 @@ def test_the_map_reads_at_every_zoom_and_by_keyboard(browser: Any, live_server: 
         page.click("form[action='/signup'] button[type=submit]")
         page.click("#tutorial-start")
         page.locator("#map svg #labels text").first.wait_for(state="attached")
-        page.wait_for_function("document.body.dataset.version !== ''")
+        wait_js(page, "document.body.dataset.version !== ''")
 
         def label_heights() -> tuple[list[float], int]:
             hs = page.evaluate(
