@@ -208,9 +208,7 @@ def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) ->
     low, high = seat_bounds(s)
     powers = [p["id"] for p in s["powers"]][: min(max(seats, low), high)]
     try:
-        engine.new_game(
-            s["id"], powers, 0, {k: v for k, v in options.items() if k in OPTION_KEYS}
-        )
+        engine.new_game(s["id"], powers, 0, {k: v for k, v in options.items() if k in OPTION_KEYS})
     except (BadSetup, TypeError, ValueError) as exc:
         raise Invalid(f"options: {exc}", field="options") from exc
     return options

@@ -17,6 +17,16 @@ from app.web.deps import ANON_CSRF_COOKIE, csrf_token_for
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
+
+
+def bot_label(level: str | None) -> str:
+    """A bot level id as a player reads it ("heuristic" -> "Standard")."""
+    from app.bots.levels import label
+
+    return label(level) if level else ""
+
+
+templates.env.filters["bot_label"] = bot_label
 FLASH_COOKIE = "ig_flash"
 
 
