@@ -159,6 +159,11 @@ def drive(
         sock = socks[prompted[0]]
         level = "heuristic" if rng.random() < 0.7 else "random"
         reply = sock.act(bot_pick(sock.state or {}, rng, level), current)
+        if reply.get("code") == "stale_version":
+            # A server-side bot acted on a simultaneous prompt first: the refusal is the
+            # protocol working (nothing was applied); decide again from the newer view.
+            sock.wait_version(current + 1)
+            continue
         assert reply["type"] == "ack", reply
         moves += 1
     assert not to_end, f"the game did not end within {limit} moves"
