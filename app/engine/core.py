@@ -181,6 +181,11 @@ def player(state: State, seat: int) -> dict[str, Any]:
     return p
 
 
+def leader(state: State, seat: int) -> dict[str, Any]:
+    e: dict[str, Any] = player(state, seat)["emperor"]
+    return e
+
+
 def name(state: State, seat: int | None) -> str:
     if seat is None:
         return "the independents"

@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from app.engine import rng
-from app.engine.core import STATURES, State, card_type, deck_cards, player
+from app.engine.core import STATURES, State, card_type, deck_cards, has_ability, player
 
 
 def new_card(state: State, kind: str, ref: str) -> dict[str, Any]:
@@ -139,8 +139,6 @@ def draw_odds(p: dict[str, Any], pile: list[dict[str, Any]] | None = None) -> di
 
 def petition_cost(state: State, seat: int) -> int:
     """5.5: the k-th petition of a year costs k influence (the first may be free, 6.4)."""
-    from app.engine.core import has_ability
-
     p = player(state, seat)
     cost = int(p["petitions"]) + 1
     if p["petitions"] == 0 and has_ability(state, seat, "free_petition"):

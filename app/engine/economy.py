@@ -18,6 +18,7 @@ from app.engine.core import (
     player,
 )
 from app.engine.deck import add_burden
+from app.engine.ownership import change_owner
 from app.engine.rules import PLUNDER_TABLE, REBELLION_REVOLT_AT, REBELLION_UNREST_AT
 
 Term = dict[str, Any]
@@ -145,8 +146,6 @@ def revolt(
 ) -> None:
     """17.4: the area becomes independent; an Unrest burden enters the deck (5.7).
     17.5: a rebellion that beats the table by 3 or more raises a usurper."""
-    from app.engine.endeavours import change_owner
-
     g = geo()
     change_owner(state, area_id, None, events, "rebellion")
     area = state["areas"][area_id]

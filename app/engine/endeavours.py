@@ -16,6 +16,7 @@ from app.engine.core import (
     faith_allows_claim,
     geo,
     has_ability,
+    leader,
     loc_costs,
     may_attack,
     name,
@@ -24,11 +25,13 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import remove_card
-from app.engine.memo import owner_changed
+from app.engine.economy import check_after_waivers, revolt
+from app.engine.fate import mortality_check
+from app.engine.ownership import change_owner, claim_possible
+from app.engine.parleys import start_parley
 from app.engine.rules import (
     MAX_EXTRA_TALENTS,
     NEGATIVE,
-    OVEREXPANSION_BASE,
     PLUNDER_TABLE,
     RESULT_TEXT,
     SPECS,
@@ -97,11 +100,6 @@ def _counter_distribution(pool: list[int], out: list[int], draws: int) -> dict[i
 # ---------------------------------------------------------------- targets
 
 
-def leader(state: State, seat: int) -> dict[str, Any]:
-    e: dict[str, Any] = player(state, seat)["emperor"]
-    return e
-
-
 def partial_against(area: dict[str, Any]) -> int:
     """10.33: the number of enemy C results standing against an area."""
     return sum(sum(bases.values()) for bases in area["partial"].values())
@@ -121,21 +119,6 @@ def burden_targets(state: State, seat: int, kind: str) -> list[str]:
         ):
             refs.add(card["ref"])
     return sorted(refs)
-
-
-def claim_possible(
-    state: State, seat: int, area_id: str, with_tie_needed_if_claimed: bool = True
-) -> bool:
-    """18.12 and the 'Recognition of Claim' cases (18 P2.3 and P3.1)."""
-    area = state["areas"][area_id]
-    if area["owner"] != seat or seat in area["claims"]:
-        return False
-    if not faith_allows_claim(state, seat, area_id):
-        return False  # 18.12
-    others = [s for s in area["claims"] if s != seat]
-    if not others:
-        return True  # P2.3
-    return seat in area["ties"] or not with_tie_needed_if_claimed  # P3.1
 
 
 def targets(
@@ -509,82 +492,6 @@ def result_odds(
 # ---------------------------------------------------------------- area changes
 
 
-def change_owner(
-    state: State, area_id: str, new_owner: int | None, events: list[dict[str, Any]], how: str
-) -> None:
-    """7.4: an area changes hands; partial conquests, conversions and courts follow."""
-    from app.engine.flow import court_lost
-
-    g = geo()
-    area = state["areas"][area_id]
-    old = area["owner"]
-    area["owner"] = new_owner
-    owner_changed(state, area_id, old, new_owner)
-    area["partial"] = {}  # 10.38: every other player's partial conquest is removed
-    area["convert"] = {}  # 22.21
-    area["rebel_of"] = None
-    area["usurper"] = None  # 17.5: a usurper falls with his area
-    for other_id, other in state["areas"].items():  # 10.37
-        for s in list(other["partial"]):
-            if area_id in other["partial"][s]:
-                del other["partial"][s][area_id]
-                if not other["partial"][s]:
-                    del other["partial"][s]
-                emit(
-                    state,
-                    events,
-                    f"The C results inflicted from {g.areas[area_id]['name']} on {g.areas[other_id]['name']} are removed.",
-                    "10.37",
-                    "partial",
-                )
-    if new_owner is not None and player(state, new_owner)["exiled"]:
-        q = player(state, new_owner)  # 21.3: an exile returns with his first area
-        q.update(exiled=False, asylum=None, court=area_id)
-        emit(
-            state,
-            events,
-            f"{name(state, new_owner)} returns from exile and holds court in {g.areas[area_id]['name']}.",
-            "21.3",
-            "exile",
-        )
-    if new_owner is not None:
-        lead = leader(state, new_owner)
-        if seat_claim_by_tie(state, new_owner, area_id):  # 18 P2.1
-            emit(
-                state,
-                events,
-                f"{name(state, new_owner)} gains a claim to {g.areas[area_id]['name']} (tie at conquest).",
-                "18.21",
-                "claim",
-            )
-        limit = OVEREXPANSION_BASE + 2 * int(lead["statures"].get("administration", 0))
-        if len(owned(state, new_owner)) > limit:
-            from app.engine.deck import add_burden
-
-            add_burden(state, new_owner, "corruption")
-            emit(
-                state,
-                events,
-                f"{name(state, new_owner)} has over-extended: a Corruption burden enters the deck.",
-                "5.7",
-                "burden",
-            )
-    if old is not None and player(state, old)["court"] == area_id:
-        court_lost(state, old, events)
-    _ = how
-
-
-def seat_claim_by_tie(state: State, seat: int, area_id: str) -> bool:
-    """18 P2.1: taking ownership of an unclaimed area one has a tie with gives a claim."""
-    area = state["areas"][area_id]
-    if area["claims"] or seat not in area["ties"]:
-        return False
-    if not faith_allows_claim(state, seat, area_id):
-        return False  # 18.12
-    area["claims"].append(seat)
-    return True
-
-
 def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]]) -> bool:
     """12.3 T: a tie is formed (12.14: never two); 18 P2.2 may give a claim."""
     g = geo()
@@ -668,9 +575,6 @@ def resolve(
     events: list[dict[str, Any]],
 ) -> str:
     """Draw the counter(s), read the result and apply it (9.5)."""
-    from app.engine.economy import check_after_waivers
-    from app.engine.fate import mortality_check
-
     g = geo()
     kind = action["kind"]
     base, target, option = action["base"], action["target"], action.get("option")
@@ -826,8 +730,6 @@ def resolve(
                 "tie",
             )
     elif code == "$":
-        from app.engine.economy import revolt
-
         owner = areas[target]["owner"]
         if owner is not None:
             emit(
@@ -953,8 +855,6 @@ def _diplomacy_result(
     state: State, seat: int, target: str, code: str, events: list[dict[str, Any]]
 ) -> None:
     """12.3: T, C and T/C."""
-    from app.engine.flow import start_parley
-
     areas = state["areas"]
     area = areas[target]
     if code == "T":

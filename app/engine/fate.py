@@ -19,6 +19,8 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import add_burden, new_card, rebuild_for_heir
+from app.engine.market import drop_leftmost
+from app.engine.ownership import claim_possible
 from app.engine.rules import MORTALITY_AT, age_modifier
 
 
@@ -194,8 +196,6 @@ def resolve_event(
         c["pool"] = sorted(c["pool"] + c["out"])
         c["out"] = []
     elif op == "market_shift":
-        from app.engine.market import drop_leftmost
-
         drop_leftmost(state, events)
     clamp_popularity(p)
 
@@ -302,8 +302,6 @@ def die(
 
 def holding_actions(state: State, seat: int, step: str) -> list[dict[str, Any]]:
     """19.4: the holding cards a seat may play now, with their targets."""
-    from app.engine.endeavours import claim_possible
-
     g = geo()
     p = player(state, seat)
     out: list[dict[str, Any]] = []

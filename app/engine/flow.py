@@ -49,6 +49,7 @@ from app.engine.endeavours import (
     resolve,
 )
 from app.engine.errors import BadSetup, IllegalAction, UnknownScenario
+from app.engine.exile import court_lost
 from app.engine.fate import (
     draw_fate,
     holding_actions,
@@ -60,6 +61,7 @@ from app.engine.fate import (
 )
 from app.engine.market import new_market, recruit, recruit_options
 from app.engine.market import upkeep as market_upkeep
+from app.engine.parleys import parley_options, parley_weight, resolve_parley, start_parley
 from app.engine.rules import MAX_DIPLO_MOVES, MAX_EXTRA_TALENTS, ROUNDS_PER_TURN, YEARS_PER_ROUND
 
 SCHEMA = 1
@@ -499,144 +501,6 @@ def advance(state: State, events: list[dict[str, Any]]) -> None:
             begin_player_turn(state, state["order"][0], events)
             continue
         return
-
-
-def court_lost(state: State, seat: int, events: list[dict[str, Any]]) -> None:
-    """7.52 / 21: a lost court moves to the best remaining area, else exile."""
-    g = geo()
-    p = player(state, seat)
-    lead = p["emperor"]
-    cands = owned(state, seat)
-    if not cands:
-        p["court"] = None
-        p["exiled"] = True
-        emit(
-            state,
-            events,
-            f"{name(state, seat)} has lost every area and goes into exile.",
-            "21.1",
-            "exile",
-        )
-        return
-    areas = state["areas"]
-    best = sorted(
-        cands,
-        key=lambda a: (
-            areas[a]["language"] != lead["language"],
-            areas[a]["religion"] != lead["religion"],
-            -areas[a]["social"],
-            -int(g.areas[a].get("population", 1)),
-            a,
-        ),
-    )[0]
-    p["court"] = best
-    emit(
-        state,
-        events,
-        f"{name(state, seat)} moves the court to {g.areas[best]['name']}.",
-        "7.52",
-        "court",
-    )
-
-
-# ====================================================================== parleys (20)
-
-
-def parley_weight(state: State, seat: int) -> int:
-    p = player(state, seat)
-    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(
-        state, seat, "parley_votes"
-    )
-
-
-def start_parley(
-    state: State,
-    caller: int,
-    question: str,
-    area: str,
-    events: list[dict[str, Any]],
-    against: int | None = None,
-) -> None:
-    g = geo()
-    eligible = [s for s in seats(state) if not player(state, s)["accursed"]]
-    state["parley"] = {
-        "question": question,
-        "caller": caller,
-        "area": area,
-        "against": against,
-        "eligible": eligible,
-        "votes": {},
-        "weights": {str(s): parley_weight(state, s) for s in eligible},
-    }
-    what = "a claim to" if question == "claim" else "the diplomatic conquest of"
-    emit(
-        state,
-        events,
-        f"{name(state, caller)} calls a parley on {what} {g.areas[area]['name']}.",
-        "20.4",
-        "parley",
-        data={"question": question, "area": area},
-    )
-
-
-def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
-    """20.5: yes wins on a majority or a tie of weighted votes (20.41, 20.42)."""
-    from app.engine.endeavours import change_owner
-
-    g = geo()
-    pa = state["parley"]
-    yes = sum(pa["weights"][s] for s, v in pa["votes"].items() if v == "yes")
-    no = sum(pa["weights"][s] for s, v in pa["votes"].items() if v == "no")
-    passed = yes >= no
-    state["parley"] = None
-    area = pa["area"]
-    emit(
-        state,
-        events,
-        f"The parley votes {yes} for, {no} against: {'carried' if passed else 'refused'}.",
-        "20.5",
-        "parley",
-        data={"votes": pa["votes"], "yes": yes, "no": no},
-    )
-    if not passed:
-        return
-    if pa["question"] == "claim":
-        state["areas"][area]["claims"].append(pa["caller"])
-        emit(
-            state,
-            events,
-            f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.",
-            "18.32",
-            "claim",
-        )
-    elif pa["question"] == "contest" and state["areas"][area]["owner"] == pa["against"]:
-        change_owner(state, area, pa["caller"], events, "parley")
-        emit(
-            state,
-            events,
-            f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.",
-            "20.41",
-            "parley",
-        )
-
-
-def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
-    """18.2, 20.42: a claim parley on an owned area with a tie, claimed by another, once per round."""
-    p = player(state, seat)
-    if p["accursed"] or len(state["players"]) < 2:
-        return []
-    out = []
-    for a in owned(state, seat):
-        area = state["areas"][a]
-        if (
-            seat in area["ties"]
-            and seat not in area["claims"]
-            and any(s != seat for s in area["claims"])
-            and a not in p["parleys"]
-            and area["religion"] == p["emperor"]["religion"]
-        ):
-            out.append({"type": "call_parley", "area": a})
-    return out
 
 
 # ====================================================================== prompts
@@ -1594,6 +1458,8 @@ HANDLERS = {
 }
 
 __all__ = [
+    "court_lost",
+    "parley_weight",
     "new_game",
     "pending",
     "legal_actions",

@@ -1,0 +1,105 @@
+"""Parleys (docs/rules.md 20; 18.2, 18.32, 12.32): weighted votes on a claim or
+on the return of an area taken by diplomacy. Called by a player (18.2, 20.53) or
+by a diplomatic conquest (20.41, `endeavours`); every seat not accursed votes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine.core import State, ability_sum, emit, geo, name, owned, player, seats
+from app.engine.ownership import change_owner
+
+
+def parley_weight(state: State, seat: int) -> int:
+    p = player(state, seat)
+    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(
+        state, seat, "parley_votes"
+    )
+
+
+def start_parley(
+    state: State,
+    caller: int,
+    question: str,
+    area: str,
+    events: list[dict[str, Any]],
+    against: int | None = None,
+) -> None:
+    g = geo()
+    eligible = [s for s in seats(state) if not player(state, s)["accursed"]]
+    state["parley"] = {
+        "question": question,
+        "caller": caller,
+        "area": area,
+        "against": against,
+        "eligible": eligible,
+        "votes": {},
+        "weights": {str(s): parley_weight(state, s) for s in eligible},
+    }
+    what = "a claim to" if question == "claim" else "the diplomatic conquest of"
+    emit(
+        state,
+        events,
+        f"{name(state, caller)} calls a parley on {what} {g.areas[area]['name']}.",
+        "20.4",
+        "parley",
+        data={"question": question, "area": area},
+    )
+
+
+def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
+    """20.5: yes wins on a majority or a tie of weighted votes (20.41, 20.42)."""
+    g = geo()
+    pa = state["parley"]
+    yes = sum(pa["weights"][s] for s, v in pa["votes"].items() if v == "yes")
+    no = sum(pa["weights"][s] for s, v in pa["votes"].items() if v == "no")
+    passed = yes >= no
+    state["parley"] = None
+    area = pa["area"]
+    emit(
+        state,
+        events,
+        f"The parley votes {yes} for, {no} against: {'carried' if passed else 'refused'}.",
+        "20.5",
+        "parley",
+        data={"votes": pa["votes"], "yes": yes, "no": no},
+    )
+    if not passed:
+        return
+    if pa["question"] == "claim":
+        state["areas"][area]["claims"].append(pa["caller"])
+        emit(
+            state,
+            events,
+            f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.",
+            "18.32",
+            "claim",
+        )
+    elif pa["question"] == "contest" and state["areas"][area]["owner"] == pa["against"]:
+        change_owner(state, area, pa["caller"], events, "parley")
+        emit(
+            state,
+            events,
+            f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.",
+            "20.41",
+            "parley",
+        )
+
+
+def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
+    """18.2, 20.42: a claim parley on an owned area with a tie, claimed by another, once per round."""
+    p = player(state, seat)
+    if p["accursed"] or len(state["players"]) < 2:
+        return []
+    out = []
+    for a in owned(state, seat):
+        area = state["areas"][a]
+        if (
+            seat in area["ties"]
+            and seat not in area["claims"]
+            and any(s != seat for s in area["claims"])
+            and a not in p["parleys"]
+            and area["religion"] == p["emperor"]["religion"]
+        ):
+            out.append({"type": "call_parley", "area": a})
+    return out
