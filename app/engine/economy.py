@@ -207,6 +207,13 @@ def open_segment(state: State, seat: int, events: list[dict[str, Any]]) -> None:
             )
 
 
+def close_tax(state: State, seat: int) -> None:
+    """16.14: any other action ends a taxation segment once it has begun."""
+    p = player(state, seat)
+    if p["tax_state"] == "taxing":
+        p["tax_state"] = "closed"  # 16.14
+
+
 def do_tax(
     state: State,
     seat: int,

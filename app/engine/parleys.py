@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine.core import State, ability_sum, emit, geo, name, owned, player, seats
+from app.engine.economy import close_tax
 from app.engine.ownership import change_owner
 
 
@@ -103,3 +104,19 @@ def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
         ):
             out.append({"type": "call_parley", "area": a})
     return out
+
+
+def h_call_parley(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    close_tax(state, seat)
+    player(state, seat)["parleys"].append(action["area"])  # 20.53
+    start_parley(state, seat, "claim", action["area"], events)
+
+
+def h_vote(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    pa = state["parley"]
+    pa["votes"][str(seat)] = action["choice"]
+    emit(state, events, f"{name(state, seat)} has voted.", "20.5", "vote")
+    if all(str(s) in pa["votes"] for s in pa["eligible"]):
+        resolve_parley(state, events)

@@ -7,12 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from app.engine import memo
-from app.engine.core import State, card_name, card_type, geo, player
+from app.engine.core import State, card_name, card_type, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
-from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
+from app.engine.endeavours import (
+    base_cost,
+    defense_cost,
+    defense_terms,
+    endeavour_is_open,
+    rating,
+    result_odds,
+)
 from app.engine.errors import IllegalAction
-from app.engine.flow import pending
+from app.engine.market import price
+from app.engine.prompts import pending
 from app.engine.rules import RESULT_TEXT, SPECS
 from app.engine.scoring import score
 
@@ -387,8 +395,6 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "strikes": strikes,
             "cost": petition_cost(state, seat) if petition else 0,
         }
-        from app.engine.core import has_ability
-
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
         # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
         types = strike_types(p, petition)
@@ -436,8 +442,6 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         kind = it["action"]["kind"]
         cost = 0
         if t == "defend":
-            from app.engine.endeavours import defense_cost
-
             cost = (defense_cost(state, seat, it["action"]["target"]) or 1) + talents
         return {
             "type": t,
@@ -454,8 +458,6 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             },
         }
     if t == "recruit":
-        from app.engine.market import price
-
         slot = action.get("slot")
         row = state["market"]["row"]
         if not isinstance(slot, int) or not 0 <= slot < len(row):
