@@ -12,7 +12,9 @@ The rules live in modules named for their part of docs/rules.md:
 - `exile` (21.1, 7.52): a lost court. `ownership` (7.4, 18): areas changing hands.
 - `prompts`: `pending`. `legality`: `legal_actions`, `diagnose`, `default_action`.
 - Mechanisms below the phases: `endeavours` (8-15, 22.2), `economy` (16-17),
-  `fate` (19), `market` (6.6, 25), `deck` (5), `core`, `rules`.
+  `fate` (19, 24), `market` (6.5-6.8), `deck` (5), `scoring` (26), `core`, `rules`.
+
+docs/engine-contract.md ("Modules") has the whole map and the layering rule.
 
 Names other code imported from here before the split are re-exported."""
 

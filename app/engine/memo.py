@@ -15,7 +15,7 @@ safe:
   only loses its memo: it is computed again).
 - **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
   kept up to date while areas change hands (`owner_changed`, from the one
-  place that changes an owner, `endeavours.change_owner`), instead of a scan
+  place that changes an owner, `ownership.change_owner`), instead of a scan
   of the map every time a rule asks what a seat owns. A tracked state keeps
   its index from move to move; any other state has one for the length of one
   engine call (a `SCOPE`: `apply`, `legal_actions`, `view`, `explain`…), since

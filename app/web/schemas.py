@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.web.limits import MAX_DB_INT
 
-#: the engine's bounds on a game's options (app/engine/flow.py new_game)
+#: the engine's bounds on a game's options (app/engine/setup.py new_game)
 MAX_ROUNDS = 8
 MAX_END_TURN = 16
 
