@@ -125,7 +125,7 @@ def owners(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_bust(event: dict[str, Any]) -> bool:
-    """Whether an event reports a failed petition (two strikes: rules 5.6)."""
+    """Whether an event reports a failed petition (rules 5.6)."""
     kind = str(event.get("kind", ""))
     return kind in {"petition_failed", "petition_bust", "bust"} or (
         "petition" in kind and ("fail" in kind or "bust" in kind)

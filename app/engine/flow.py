@@ -422,7 +422,7 @@ def upkeep(state: State, events: list[dict[str, Any]]) -> None:
     if len(state["players"]) > 1:  # 4.8: catch-up for the trailing power
         from app.engine.scoring import score
 
-        totals = {s: v["total"] for s, v in score(state).items()}
+        totals = {s: v["standing"] for s, v in score(state).items()}  # 26.2
         low = min(totals.values())
         if low < max(totals.values()):
             for s in sorted(totals):
@@ -455,7 +455,9 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
     emit(
         state,
         events,
-        f"The game ends. {name(state, res['winner'])} wins with {res['scores'][str(res['winner'])]['total']} points.",
+        f"The game ends. {name(state, res['winner'])} wins with a standing of "
+        f"{res['scores'][str(res['winner'])]['standing']} "
+        f"({res['scores'][str(res['winner'])]['total']} points).",
         "26.2",
         "over",
         data=res,
@@ -1063,7 +1065,6 @@ def h_draw(state: State, seat: int, action: dict[str, Any], events: list[dict[st
     p["years_left"] -= 1
     p["petitions"] = 0
     p["strikes"] = 0
-    p["passed"] = []
     p["shield_used"] = False
     p["redraw"] = False
     _draw_into_hand(state, seat, events)
@@ -1089,7 +1090,7 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
                 "strike",
             )
             return
-        p["strikes"] += 1
+        p["strikes"] = max(2, p["strikes"] + 1) if p["petitions"] else p["strikes"] + 1
         emit(
             state,
             events,
@@ -1097,14 +1098,15 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
             "5.6",
             "strike",
         )
-    elif card_type(card) in p.get("passed", []):
-        # 5.6: an advisor of a type already sent away this year is offended: a strike.
-        p["strikes"] += 1
+    elif p["petitions"] and card_type(card) in p.get("passed", []):
+        # 5.6: on a petition, an advisor of a type already sent away this turn will not
+        # be passed over twice: the petition fails at once (two strikes).
+        p["strikes"] = max(2, p["strikes"] + 1)
         emit(
             state,
             events,
-            f"{name(state, seat)} draws an advisor of a type already sent away this year:"
-            f" strike {p['strikes']}.",
+            f"{name(state, seat)} draws an advisor of a type already sent away this turn:"
+            " he will not be passed over twice.",
             "5.6",
             "strike",
         )

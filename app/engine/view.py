@@ -390,7 +390,8 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         from app.engine.core import has_ability
 
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
-        # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
+        # 5.6: a strike is a burden (unless shielded) or, on a petition, an advisor of a
+        # type sent away this turn; a strike drawn by a petition fails it.
         types = strike_types(p, petition)
         type_odds: dict[str, float] = chances["by_type"]
         strike = (0.0 if shield else float(chances["burden"])) + sum(
@@ -398,7 +399,7 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         )
         out["strike_types"] = types
         out["strike_odds"] = min(1.0, strike)
-        out["bust_odds"] = out["strike_odds"] if strikes >= 1 else 0.0
+        out["bust_odds"] = out["strike_odds"] if petition else 0.0
         out["pile"] = len(pile)
         return out
     if t in ("tax", "plunder"):

@@ -298,7 +298,7 @@ export class Decisions {
         const cost = me.petition_cost;
         items.push(el("div", { class: "petition" },
           this.button(a, `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`, { class: "primary" }),
-          me.strikes !== undefined ? el("span", { class: "strikes" }, `Strikes: ${me.strikes} of 2`) : null));
+          null));
       } else if (SIMPLE_LABELS[a.type]) {
         items.push(this.button(a, SIMPLE_LABELS[a.type], { class: a.type === "draw" ? "primary" : "" }));
       }
@@ -309,7 +309,7 @@ export class Decisions {
       const cost = me.petition_cost;
       const why = typeof cost === "number" && typeof mine.influence === "number" && mine.influence < cost
         ? `A petition costs ${cost} influence and you have ${mine.influence}`
-        : (me.strikes >= 2 ? "Two burdens drawn: this year's petitions are over" : "You cannot petition now");
+        : "You cannot petition now";
       items.push(el("div", { class: "petition" },
         el("button", { type: "button", class: "btn", disabled: true, "data-action": "petition", "aria-describedby": "petition-why" },
           `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`),
@@ -325,7 +325,6 @@ export class Decisions {
         if (typeof data?.bust_odds === "number") {
           fill(bust, el("p", { class: "explain-line" }, el("strong", {}, "If you petition: "),
             `${pct(data.bust_odds)} that the petition fails`,
-            typeof data.strike_odds === "number" ? `, ${pct(data.strike_odds)} to draw a strike` : "",
             strikeCause(data.strike_types, this.ctx.meta.advisorNames || {}), "."));
         }
       }).catch(() => {});
@@ -763,9 +762,9 @@ export class Decisions {
 
 export { pct };
 
-/** 5.6: what strikes on the next draw: a burden, or an advisor of a type sent away this year. */
+/** 5.6: what fails a petition: a burden, or an advisor of a type sent away this turn. */
 function strikeCause(types, names) {
   if (!Array.isArray(types) || !types.length) return " (a burden)";
   const list = types.map((t) => names[t] || t).join(" or ");
-  return ` (a burden, or a ${list}: you sent that type away this year)`;
+  return ` (a burden, or a ${list}: you sent that type away this turn)`;
 }

@@ -99,7 +99,7 @@ class GamePage {
             [meta.advisorNames?.[info.type] || humanize(info.type), info.bonus ? `+${info.bonus}` : null].filter(Boolean).join(" · ")) : null,
           kind === "notable" && info?.ability ? el("div", { class: "card-ability" }, info.ability) : null,
           kind === "notable" && info?.note ? el("div", { class: "card-text" }, info.note) : null,
-          kind === "burden" ? el("div", { class: "card-meta" }, "Burden: a dead draw, a strike when petitioning") : null,
+          kind === "burden" ? el("div", { class: "card-meta" }, "Burden: a dead draw; drawn by a petition, it fails it") : null,
           info?.endeavours ? el("div", { class: "card-text" }, info.endeavours.map(humanize).join(" · ")) : null,
           info?.text ? el("div", { class: "card-text" }, info.text) : null);
       },
