@@ -13,6 +13,13 @@ from app.engine.economy import rebellion_odds, rebellion_terms
 from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
 from app.engine.errors import IllegalAction
 from app.engine.flow import pending
+from app.engine.politics import (
+    explain_call_parley,
+    explain_diplo,
+    explain_recruit,
+    explain_vote,
+    politics_part,
+)
 from app.engine.rules import RESULT_TEXT, SPECS
 from app.engine.scoring import score
 
@@ -81,6 +88,7 @@ def _public_player(state: State, seat: int) -> dict[str, Any]:
         "holdings_count": len(p["holdings"]),
         "court": p["court"],
         "exiled": p["exiled"],
+        "asylum": p["asylum"],
         "accursed": p["accursed"],
         "vp": p["vp"],
         "strikes": p["strikes"],
@@ -158,6 +166,7 @@ def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
         "question": pa["question"],
         "caller": pa["caller"],
         "area": pa["area"],
+        "against": pa.get("against"),
         "eligible": list(pa["eligible"]),
         "weights": dict(pa["weights"]),
         "voted": sorted(int(s) for s in pa["votes"]),
@@ -231,6 +240,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("relations", lambda st, s: {k: dict(v) for k, v in st["relations"]["pairs"].items()}),
     ("hegemons", lambda st, s: list(st["relations"]["hegemons"])),
     ("coalitions", lambda st, s: {k: list(v) for k, v in st["relations"]["coalitions"].items()}),
+    ("politics", politics_part),
     ("prompts", lambda st, s: pending(st)),
     ("score", lambda st, s: {str(k): v for k, v in score(st).items()}),
     ("result", lambda st, s: st["result"]),
@@ -471,5 +481,12 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "coins": row[slot]["coins"],
             "skipped": slot,
             "rule": "6.6",
+            **explain_recruit(state, seat, slot),
         }
+    if t == "diplo":
+        return explain_diplo(state, seat, action)
+    if t == "vote":
+        return explain_vote(state, seat, action)
+    if t == "call_parley":
+        return explain_call_parley(state, seat, action)
     return {"type": t, "terms": [], "odds": {}}

@@ -81,6 +81,11 @@ class GamePage {
         const who = meta.seat_users?.[seat];
         return who ? `${power} (${who})` : power;
       },
+      /** A seat's power name (no player name): for the politics lines. */
+      powerNameOf(seat) {
+        const player = page.state?.view?.players?.[Number(seat)];
+        return player ? this.powerName(player.power) : `Seat ${Number(seat) + 1}`;
+      },
       rulerName: (r) => (r && typeof r === "object" ? r.name : meta.rulers?.[r]) || humanize(r) || "—",
       cardName(card) {
         const { id, info, raw } = cardInfo(card);
