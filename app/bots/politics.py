@@ -119,8 +119,8 @@ class Politics:
 
     def score(self, seat: int) -> float:
         row = (self.view.get("score") or {}).get(str(seat))
-        if isinstance(row, dict):
-            return _num(row.get("total"))
+        if isinstance(row, dict):  # 26.2: who is winning is measured by standing
+            return _num(row.get("standing", row.get("total")))
         return _num(row)
 
     def strength(self, seat: int) -> float:

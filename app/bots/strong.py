@@ -175,7 +175,7 @@ def leaf_value(state: State, seat: int) -> float:
     worth = []
     for s, p in enumerate(state["players"]):
         worth.append(
-            float(scores[s]["total"])
+            float(scores[s]["standing"])  # 26.2: total less the victory level
             + 0.5 * (int(p["popularity"]) % 2)
             + extra[s]
             + 0.15 * float(p["talents"])

@@ -225,13 +225,15 @@ export class Decisions {
     const scores = out.scores || {};
     const total = (seat) => {
       const sc = scores[seat] ?? scores[String(seat)];
-      return typeof sc === "object" && sc ? (sc.total ?? sc.vp ?? "") : (sc ?? "");
+      if (typeof sc !== "object" || !sc) return `${sc ?? ""} VP`;
+      const level = Number(sc.level ?? 0);
+      return level ? `${sc.total} VP, level ${level}, standing ${sc.standing}` : `${sc.total ?? sc.vp ?? ""} VP`;
     };
     return el("div", { class: "outcome" },
       el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
       ranking.length ? el("ol", {}, ranking.map((r) => {
         const seat = r && typeof r === "object" ? r.seat : r;
-        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(this.state.result_notes, seat));
+        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)}`, standinNote(this.state.result_notes, seat));
       })) : null,
       out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
         ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")

@@ -143,11 +143,22 @@ export function renderScores(node, state, ctx) {
   const rows = players.map((p, seat) => {
     const s = score[seat] ?? score[String(seat)] ?? {};
     const total = typeof s === "number" ? s : (s.total ?? s.vp ?? p.vp ?? 0);
-    const parts = typeof s === "object" ? Object.entries(s).filter(([k]) => k !== "total") : [];
-    return el("tr", {}, el("th", { scope: "row" }, ctx.powerName(p.power)), el("td", { class: "num" }, String(total)),
+    const level = typeof s === "object" ? Number(s.level ?? 0) : 0;
+    const standing = typeof s === "object" && s.standing !== undefined ? s.standing : total - level;
+    const parts = typeof s === "object"
+      ? Object.entries(s).filter(([k]) => !["total", "level", "standing"].includes(k)) : [];
+    return el("tr", { "data-seat": String(seat) }, el("th", { scope: "row" }, ctx.powerName(p.power)),
+      el("td", { class: "num" }, String(total)),
+      el("td", { class: "num", title: "This power's victory level (rules 26.2)" }, level ? String(level) : "0"),
+      el("td", { class: "num standing" }, String(standing)),
       el("td", { class: "hint" }, parts.map(([k, v]) => `${humanize(k)} ${v}`).join(" · ")));
   });
-  fill(node, el("table", { class: "scores" }, el("tbody", {}, rows)));
+  const head = el("thead", {}, el("tr", {},
+    el("th", { scope: "col" }, "Power"), el("th", { scope: "col" }, "Points"),
+    el("th", { scope: "col" }, "Level"),
+    el("th", { scope: "col" }, "Standing"), el("th", { scope: "col" }, "")));
+  fill(node, el("table", { class: "scores" }, head, el("tbody", {}, rows)),
+    el("p", { class: "hint" }, "The highest standing (points less the power's victory level) wins ", ruleLink("26.2"), "."));
 }
 
 export function renderRelations(node, state, ctx) {
