@@ -112,7 +112,7 @@ def play(job: Job) -> GameSummary:
         item = raw.get(str(seat), {})
         if isinstance(item, dict):
             summary.scores[power] = float(item.get("total", 0))
-            summary.standings[power] = float(item.get("standing", item.get("total", 0)))
+            summary.standings[power] = float(item.get("standing", item.get("total", 0)) or 0)
     if samples:
         middle = record.actions / 2
         _, seat_ = min(samples, key=lambda s: abs(s[0] - middle))

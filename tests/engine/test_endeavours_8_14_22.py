@@ -222,7 +222,9 @@ def test_26_1_score_breakdown():
     s = game()
     sc = engine.score(s)[KUSHAN]
     assert sc["areas"] == 2 + 3 + 1 and sc["claims"] == 2 and sc["popularity"] == 2
-    assert sc["total"] == sum(v for k, v in sc.items() if k != "total")
+    parts = {k: v for k, v in sc.items() if k not in ("total", "level", "standing")}
+    assert sc["total"] == sum(parts.values())
+    assert sc["standing"] == sc["total"] - sc["level"]  # 26.2
 
 
 def test_26_3_solitaire_bands():
