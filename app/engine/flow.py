@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import memo, rng
+from app.engine import memo, nomads, rng, usurpers
 from app.engine.clone import copy_state
 from app.engine.core import (
     State,
@@ -55,12 +55,12 @@ from app.engine.fate import (
     mortality_check,
     new_fate_deck,
     play_holding,
-    raid,
     ruler_emperor,
 )
 from app.engine.market import new_market, recruit, recruit_options
 from app.engine.market import upkeep as market_upkeep
 from app.engine.rules import MAX_DIPLO_MOVES, MAX_EXTRA_TALENTS, ROUNDS_PER_TURN, YEARS_PER_ROUND
+from app.engine.world import new_world
 
 SCHEMA = 1
 
@@ -130,6 +130,7 @@ def new_game(
         "initiative": None,
         "over": False,
         "result": None,
+        "world": new_world(),  # 17.5, 24: usurpers and hordes
     }
     independents = sc.get("independents") or {}
     # 7.2: the map's languages and religions are those of c. 200 BC–200 AD; a scenario of
@@ -258,6 +259,7 @@ def start_game_turn(state: State, events: list[dict[str, Any]]) -> None:
         "turn",
     )
     state["round"] = 0
+    nomads.choose_targets(state, events)  # 24.12
     if len(state["players"]) > 1:
         state["phase"] = "diplomacy"
         state["diplo"] = {
@@ -397,8 +399,13 @@ def end_player_turn(state: State, seat: int, events: list[dict[str, Any]]) -> No
 
 
 def end_round(state: State, events: list[dict[str, Any]]) -> None:
-    """4.6: emperors age five years each round."""
+    """4.6: emperors age five years each round. Before that the usurpers act (17.52)
+    and, after the last round, the hordes ride (24.13); a raid may wait for its
+    defender, and the round's end goes on after the answer (`h_defend`)."""
     state["active"] = None
+    usurpers.act(state, events)  # 17.52
+    if state["round"] >= state["rounds"] and not nomads.ride(state, events):
+        return  # 24.13: a raid waits for its defender
     for s in seats(state):
         e = player(state, s)["emperor"]
         e["age"] += YEARS_PER_ROUND
@@ -410,11 +417,9 @@ def end_round(state: State, events: list[dict[str, Any]]) -> None:
 
 
 def upkeep(state: State, events: list[dict[str, Any]]) -> None:
-    """4.7: nomads, mortality of old emperors, the market; then the next game turn or the end."""
+    """4.7: mortality of old emperors, the market; then the next game turn or the end.
+    (The hordes rode at the end of the last round: 24.13.)"""
     state["phase"] = "upkeep"
-    for s in seats(state):
-        if rng.die(state) == 6:
-            raid(state, s, 1, events)  # 24.1
     for s in seats(state):
         if player(state, s)["emperor"]["age"] >= 50:
             mortality_check(state, s, 0, events, "old age")  # 19.31
@@ -467,7 +472,13 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
 def advance(state: State, events: list[dict[str, Any]]) -> None:
     """Run automatic steps until someone must decide."""
     for _ in range(10000):
-        if state["over"] or state["parley"] or state["request"] or state["interrupt"]:
+        if (
+            state["over"]
+            or state["parley"]
+            or state["request"]
+            or state["interrupt"]
+            or nomads.pending_raid(state)
+        ):
             return
         phase = state["phase"]
         if phase == "diplomacy":
@@ -687,6 +698,8 @@ def pending(state: State) -> list[dict[str, Any]]:
                 "rating": it["rating"],
             }
         ]
+    if nomads.pending_raid(state):
+        return [nomads.prompt(state)]  # 24.13
     phase = state["phase"]
     if phase == "diplomacy":
         d = state["diplo"]
@@ -786,6 +799,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             {"type": "diplo", "move": f"accept_{what}", "power": power},
             {"type": "diplo", "move": f"reject_{what}", "power": power},
         ]
+    if kind == "defend" and nomads.pending_raid(state):
+        return nomads.defend_actions(state, seat)  # 24.13
     if kind == "defend":
         it = state["interrupt"]
         cost = defense_cost(state, seat, it["action"]["target"]) or 1
@@ -842,6 +857,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += recruit_options(state, seat)
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
+    out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:
             out.append({"type": "remove_tie", "area": a})  # 12.43
@@ -922,6 +938,7 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "call_parley",
             "remove_tie",
             "reduce_fort",
+            "buy_off",
             "end_turn",
         },
     }[kind]
@@ -1216,6 +1233,10 @@ def _finish_endeavour(
 
 def h_defend(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """13.2: the defender spends a year and talents to lower the attacker's rating."""
+    if nomads.pending_raid(state):
+        nomads.answer(state, seat, action, events)  # 24.13
+        end_round(state, events)  # the round's end goes on
+        return
     it = state["interrupt"]
     state["interrupt"] = None
     d = player(state, seat)
@@ -1356,6 +1377,14 @@ def h_end_turn(
     state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
 ) -> None:
     end_player_turn(state, seat, events)
+
+
+def h_buy_off(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    """17.56 / 21.31: buy off a usurper."""
+    _close_tax(state, seat)
+    usurpers.buy_off(state, seat, action, events)
 
 
 def h_choose_slot(
@@ -1591,6 +1620,7 @@ HANDLERS = {
     "remove_tie": h_remove_tie,
     "reduce_fort": h_reduce_fort,
     "end_turn": h_end_turn,
+    "buy_off": h_buy_off,
     "choose_slot": h_choose_slot,
     "diplo": h_diplo,
 }

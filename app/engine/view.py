@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import memo
+from app.engine import memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, geo, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
@@ -144,6 +144,19 @@ def _market(state: State, seat: int | None) -> dict[str, Any]:
 
 def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
     it = state["interrupt"]
+    raid = nomads.pending_raid(state)
+    if it is None and raid is not None:  # 24.13: a horde's raid waits for its defender
+        return {
+            "attacker": None,
+            "horde": raid["horde"],
+            "horde_name": nomads.horde_name(state, raid["horde"]),
+            "defender": raid["defender"],
+            "kind": "raid",
+            "base": None,
+            "target": raid["area"],
+            "rating": raid["rating"],
+            "terms": [dict(t) for t in raid["terms"]],
+        }
     if it is None:
         return None
     return {
@@ -155,6 +168,11 @@ def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
         "rating": it["rating"],
         "terms": [dict(t) for t in it["terms"]],
     }
+
+
+def _world(state: State, seat: int | None) -> dict[str, Any]:
+    """17.5 and 24: the usurpers and the hordes, public to all."""
+    return {"usurpers": usurpers.view(state), "hordes": nomads.view(state)}
 
 
 def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
@@ -249,6 +267,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("request", _request),
     ("diplomacy", _diplomacy),
     ("initiative", _initiative),
+    ("world", _world),
 )
 
 
@@ -435,6 +454,14 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0},
             "rule": "17.3",
         }
+    raid = nomads.pending_raid(state)
+    if t in ("defend", "decline") and raid is not None:
+        if raid["defender"] != seat:
+            raise IllegalAction("No attack is waiting for your answer.", "no_interrupt")
+        talents = action.get("talents", 0) if t == "defend" else 0
+        if type(talents) is not int or talents < 0:
+            raise IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
+        return nomads.explain_answer(state, seat, action)
     if t in ("defend", "decline"):
         it = state["interrupt"]
         if it is None or it["defender"] != seat:

@@ -695,7 +695,8 @@ export class Decisions {
   showDefense(defends, declines, force = false) {
     const it = this.state.view?.interrupt || {};
     const prompt = this.myPrompt("defend") || {};
-    const attacker = it.attacker !== undefined ? this.ctx.seatName(it.attacker) : "A rival";
+    const attacker = it.horde_name ? `The ${it.horde_name}`
+      : (it.attacker !== undefined && it.attacker !== null ? this.ctx.seatName(it.attacker) : "A rival");
     const area = this.ctx.map.areaName(it.target || it.area || prompt.area || "");
     const what = humanize(it.kind || it.endeavour || prompt.endeavour || "an endeavour");
     const explainBox = el("div", { class: "explain-box", "aria-live": "polite" },

@@ -245,6 +245,8 @@ export class GameMap {
     if (st?.wars?.length) bits.push("its owner is at war");
     if (st?.accursed) bits.push("its owner is accursed");
     if (area.fort) bits.push(`fortification ${area.fort}`);
+    if (area.usurper) bits.push("held by a usurper");
+    for (const h of this.hordesAgainst(id)) bits.push(`threatened by the ${h.name}`);
     if (this.pick?.ids?.has(id)) bits.unshift("Choose");
     return bits.join(", ");
   }
@@ -531,6 +533,21 @@ export class GameMap {
     if (buildings.length) {
       put(svg("path", { class: "m-building", d: `M${-2 * s} ${1.8 * s}L0 ${-2.2 * s}L${2 * s} ${1.8 * s}Z` }));
     }
+    // 17.51: a usurper's area (his court shows his rating); 24.12: a horde's target
+    const usurper = this.usurperOf(id);
+    if (usurper) {
+      const court = usurper.court === id;
+      put(svg("g", { class: `m-usurper${court ? " court" : ""}`, "data-usurper": usurper.id },
+        svg("circle", { r: 2.3 * s }),
+        svg("text", { y: 1.1 * s, "font-size": 3 * s, "text-anchor": "middle" },
+          document.createTextNode(court ? String(usurper.rating) : "U"))));
+    }
+    for (const h of this.hordesAgainst(id)) {
+      put(svg("g", { class: "m-horde", "data-horde": h.id },
+        svg("path", { d: `M${-2.4 * s} ${2 * s}L0 ${-2.4 * s}L${2.4 * s} ${2 * s}L0 ${0.8 * s}Z` }),
+        svg("text", { y: 5.2 * s, "font-size": 2.6 * s, "text-anchor": "middle" },
+          document.createTextNode(String(h.strength)))));
+    }
     if (!g.childNodes.length) return;
     // centre the row of markers on the area's centre
     g.setAttribute("transform", `translate(${cx - (x - step) / 2} ${cy + 5 * s})`); // below the label
@@ -550,6 +567,16 @@ export class GameMap {
       ["Shelters", st.guests.length ? `${list(st.guests)} (asylum)` : null],
       ["Accursed", st.accursed ? "yes: no vote in parleys" : null],
     ];
+  }
+
+  usurperOf(id) {
+    const uid = ((this.view?.areas || {})[id] || {}).usurper;
+    if (!uid) return null;
+    return (this.view?.world?.usurpers || []).find((u) => u.id === uid) || { id: uid, court: null, rating: "?" };
+  }
+
+  hordesAgainst(id) {
+    return (this.view?.world?.hordes || []).filter((h) => h.target === id && !h.rode);
   }
 
   showDetails(id) {
@@ -576,7 +603,17 @@ export class GameMap {
       ["Partial conquest", Object.entries(area.partial || {}).map(([s, bases]) =>
         `${seatName(Number(s))} (${typeof bases === "object" ? Object.values(bases).reduce((a, b) => a + Number(b), 0) : bases})`).join(", ") || null],
       ["Buildings", (area.buildings || []).map(humanize).join(", ") || null],
-      ["Usurper", area.usurper ? "yes" : null],
+      ["Usurper", (() => {
+        const u = this.usurperOf(id);
+        if (!u) return null;
+        const court = this.meta.areas?.[u.court]?.name || humanize(u.court || "");
+        return `${u.name || "a usurper"}: rating ${u.rating}, court ${court}, price ${u.price ?? "?"} talents`;
+      })()],
+      ["Horde threat", this.hordesAgainst(id).map((h) => {
+        const o = h.odds || {};
+        const pct = (x) => `${Math.round(100 * (x || 0))}%`;
+        return `${h.name} (strength ${h.strength}): raid ${pct(o.raid)}, sack ${pct(o.sack)}`;
+      }).join("; ") || null],
       ...this.politicsRows(area.owner, seatName),
       ["Places", info.places || null],
     ].filter(([, v]) => v !== null && v !== undefined && v !== "");
