@@ -284,7 +284,7 @@ def build_app(state: dict[str, Any] | None = None, meta: dict[str, Any] | None =
                 },
             }
         if a["type"] == "petition":
-            return {"type": "petition", "cost": 1, "bust_odds": 0.0, "strike_odds": 0.1, "pile": 12}
+            return {"type": "petition", "cost": 1, "bust_odds": 0.1, "strike_odds": 0.1, "pile": 12}
         return {"note": "no breakdown"}
 
     @app.post("/api/games/1/actions")
