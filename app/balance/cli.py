@@ -80,6 +80,12 @@ def write_levels(levels: dict[str, dict[str, int]], path: Path = SCENARIOS_JSON)
     path.write_text(json.dumps(pack, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def tutorial_scenarios() -> set[str]:
+    from app.engine.content import content
+
+    return {str(sc["id"]) for sc in content().get("scenarios", []) if sc.get("tutorial")}
+
+
 def run(jobs: list[Job], workers: int) -> list[GameSummary]:
     if workers <= 1:
         return [play(job) for job in jobs]
@@ -106,7 +112,8 @@ def main(argv: list[str]) -> int:
         return 2
     catalogue = scenario_catalogue()
     if args.scenario == "all":
-        scenarios = list(catalogue)
+        # The tutorial is a scripted lesson with a stacked deck, not a game to balance.
+        scenarios = [s for s in catalogue if s not in tutorial_scenarios()]
     elif args.scenario in catalogue:
         scenarios = [args.scenario]
     else:

@@ -111,8 +111,9 @@ def play(job: Job) -> GameSummary:
     for seat, power in enumerate(job.powers):
         item = raw.get(str(seat), {})
         if isinstance(item, dict):
-            summary.scores[power] = float(item.get("total", 0))
-            summary.standings[power] = float(item.get("standing", item.get("total", 0)))
+            total = float(item.get("total") or 0)
+            summary.scores[power] = total
+            summary.standings[power] = float(item.get("standing", total))
     if samples:
         middle = record.actions / 2
         _, seat_ = min(samples, key=lambda s: abs(s[0] - middle))

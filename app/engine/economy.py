@@ -7,7 +7,9 @@ from functools import lru_cache
 from typing import Any
 
 from app.engine import rng
+from app.engine import usurper_records as usurpers_
 from app.engine.core import (
+    Event,
     State,
     ability_sum,
     emit,
@@ -16,10 +18,12 @@ from app.engine.core import (
     name,
     owned,
     player,
+    seats,
 )
 from app.engine.deck import add_burden
 from app.engine.ownership import change_owner
 from app.engine.rules import PLUNDER_TABLE, REBELLION_REVOLT_AT, REBELLION_UNREST_AT
+from app.engine.world import knobs, world
 
 Term = dict[str, Any]
 
@@ -34,7 +38,12 @@ def yield_bonus(state: State, area_id: str) -> int:
 
 
 def rebellion_terms(
-    state: State, seat: int, area_id: str, demanded: int, waived: list[int] | None = None
+    state: State,
+    seat: int,
+    area_id: str,
+    demanded: int,
+    waived: list[int] | None = None,
+    extra: list[Term] | None = None,
 ) -> list[Term]:
     """17.2: the rebellion value of an area, term by term."""
     g = geo()
@@ -76,6 +85,7 @@ def rebellion_terms(
     )
     if mod:
         terms.append({"term": "temples, laws and notables", "value": mod, "rule": "17.28"})
+    terms += extra or []  # e.g. 17.53: a usurper's agitation
     return terms
 
 
@@ -109,10 +119,14 @@ def rebellion_check(
     events: list[dict[str, Any]],
     waived: list[int] | None = None,
     rule: str = "17.3",
+    extra: list[Term] | None = None,
+    join: str | None = None,
 ) -> str:
-    """17.3: roll 2d6 on the Unrest & Rebellion table. Returns none | unrest | rebellion."""
+    """17.3: roll 2d6 on the Unrest & Rebellion table. Returns none | unrest | rebellion.
+    ``extra`` terms join the rebellion value (17.53); a rebellion stirred by a usurper
+    ``join``s him (17.53) instead of raising another (17.5)."""
     g = geo()
-    terms = rebellion_terms(state, seat, area_id, demanded, waived)
+    terms = rebellion_terms(state, seat, area_id, demanded, waived, extra)
     value = sum(int(t["value"]) for t in terms)
     a, b = rng.die(state), rng.die(state)
     total = a + b + value
@@ -134,32 +148,34 @@ def rebellion_check(
     if result == "unrest":
         area["unrest"] = True
     elif result == "rebellion":
-        revolt(state, seat, area_id, events, usurper=total >= REBELLION_REVOLT_AT + USURPER_MARGIN)
+        margin = int(knobs("usurpers")["margin"])
+        revolt(
+            state,
+            seat,
+            area_id,
+            events,
+            usurper=total >= REBELLION_REVOLT_AT + margin,
+            join=join,
+        )
     return result
 
 
-USURPER_MARGIN = 3  # 17.5
-
-
 def revolt(
-    state: State, seat: int, area_id: str, events: list[dict[str, Any]], usurper: bool = False
+    state: State,
+    seat: int,
+    area_id: str,
+    events: list[dict[str, Any]],
+    usurper: bool = False,
+    join: str | None = None,
 ) -> None:
     """17.4: the area becomes independent; an Unrest burden enters the deck (5.7).
-    17.5: a rebellion that beats the table by 3 or more raises a usurper."""
+    17.5: a rebellion that beats the table by the usurpers' margin raises a usurper;
+    17.53: one a usurper stirred joins him."""
     g = geo()
     change_owner(state, area_id, None, events, "rebellion")
     area = state["areas"][area_id]
     area["unrest"] = False
     area["rebel_of"] = seat
-    if usurper:
-        area["usurper"] = f"usurper of {g.areas[area_id]['name']}"
-        emit(
-            state,
-            events,
-            f"A usurper seizes {g.areas[area_id]['name']}: diplomacy there is at -5 (12.20).",
-            "17.5",
-            "usurper",
-        )
     add_burden(state, seat, "unrest")
     emit(
         state,
@@ -167,6 +183,70 @@ def revolt(
         f"{g.areas[area_id]['name']} rebels against {name(state, seat)} and becomes independent; an Unrest burden enters the deck.",
         "17.4",
         "rebellion",
+    )
+    if join is not None and join in usurpers_.usurpers(state):
+        usurpers_.join(state, join, area_id)
+        emit(
+            state,
+            events,
+            f"{g.areas[area_id]['name']} goes over to {usurpers_.usurpers(state)[join]['name']}.",
+            "17.53",
+            "usurper",
+            data={"usurper": join, "area": area_id, "owner": seat, "event": "rebellion"},
+        )
+    elif usurper:
+        raise_usurper(state, area_id, seat, events)
+
+
+def raise_usurper(state: State, area_id: str, rebel_of: int | None, events: list[Event]) -> None:
+    """17.5: a usurper seizes a rebelling area. 21.31: if an exiled emperor has the
+    area's very language and religion, the exile takes it instead and returns."""
+    g = geo()
+    area = state["areas"][area_id]
+    for s in seats(state):
+        p = player(state, s)
+        lead = p["emperor"]
+        if (
+            p["exiled"]
+            and lead["language"] == area["language"]
+            and lead["religion"] == area["religion"]
+        ):
+            emit(
+                state,
+                events,
+                f"{g.areas[area_id]['name']} rises for its exiled lord: {name(state, s)} takes it.",
+                "21.31",
+                "exile",
+                data={"area": area_id, "seat": s, "via": "usurper"},
+            )
+            change_owner(state, area_id, s, events, "exile")
+            return
+    w = world(state)
+    lo, hi = (int(x) for x in knobs("usurpers")["rating"])
+    uid = f"u{w['next_usurper']}"
+    w["next_usurper"] += 1
+    rating = lo + rng.below(state, hi - lo + 1)
+    u = {
+        "id": uid,
+        "name": f"the usurper of {g.areas[area_id]['name']}",
+        "court": area_id,
+        "areas": [area_id],
+        "rating": rating,
+        "language": area["language"],
+        "religion": area["religion"],
+        "rebel_of": rebel_of,
+        "since": state["turn"],
+    }
+    usurpers_.usurpers(state)[uid] = u
+    area["usurper"] = uid
+    emit(
+        state,
+        events,
+        f"A usurper (rating {rating}) seizes {g.areas[area_id]['name']} and holds court there: "
+        f"no diplomacy against his court (12.16), -5 against his other areas (12.20).",
+        "17.5",
+        "usurper",
+        data={"usurper": uid, "area": area_id, "rating": rating, "event": "raised"},
     )
 
 

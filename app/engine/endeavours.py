@@ -25,8 +25,12 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import remove_card
+from app.engine.defense import defender_for as defender_for  # re-exported (13)
+from app.engine.defense import defense_cost as defense_cost
+from app.engine.defense import defense_terms as defense_terms
 from app.engine.economy import check_after_waivers, revolt
 from app.engine.fate import mortality_check
+from app.engine.nomads import tribute_open, tribute_price
 from app.engine.ownership import change_owner, claim_possible
 from app.engine.parleys import start_parley
 from app.engine.rules import (
@@ -37,6 +41,8 @@ from app.engine.rules import (
     SPECS,
     result_for,
 )
+from app.engine.usurper_records import courts as usurper_courts
+from app.engine.usurper_records import of_area as usurper_of
 
 Term = dict[str, Any]
 
@@ -191,9 +197,10 @@ def targets(
                 out.append((a, a, None))
     elif t == "any_area":
         courts = {q["court"] for i, q in enumerate(state["players"]) if i != seat}
+        courts |= usurper_courts(state)
         for a, s in sorted(areas.items()):
-            if a in courts or s.get("usurper_court"):
-                continue  # 12.16
+            if a in courts:
+                continue  # 12.16: no rival's court, no usurper's court
             if s["owner"] == seat and seat in s["ties"]:
                 continue  # 12.14: nothing left to gain
             out.append((court, a, None))
@@ -202,7 +209,8 @@ def targets(
             if claim_possible(state, seat, a):
                 out.append((court, a, None))
     elif t == "court":
-        out.append((court, court, None))
+        if kind != "tribute" or tribute_open(state, seat):  # 24.2
+            out.append((court, court, None))
     elif t == "burden":
         for ref in burden_targets(state, seat, kind):
             out.append((court, ref, None))
@@ -255,6 +263,8 @@ def base_cost(
         cost = int(g.buildings[option]["cost"])
     if kind == "science":
         cost = int(g.innovations[target]["cost"])
+    if kind == "tribute":
+        cost = tribute_price(state, seat)  # 24.2: priced against the hordes' threat
     terms.append({"term": f"{kind} cost", "value": cost, "rule": spec["rule"]})
     if spec["where"] in ("foreign", "domestic") and target in state["areas"]:
         sea = (loc_costs(state, seat) if costs is None else costs).get(target, 0)
@@ -342,6 +352,12 @@ def rating(
             terms.append(
                 {"term": "enemy C results against the area", "value": -pen, "rule": "10.33"}
             )
+    if kind in ("conquest", "pillage") and tarea is not None and tarea["usurper"]:
+        u = usurper_of(state, target)
+        if u is not None:
+            terms.append(
+                {"term": f"{u['name']} defends", "value": -int(u["rating"]), "rule": "17.55"}
+            )
     if kind == "diplomacy" and tarea is not None:
         owner = tarea["owner"]
         if owner is None:
@@ -410,54 +426,6 @@ def counter_draws(state: State, seat: int, card: dict[str, Any], kind: str) -> i
     if player(state, seat).get("redraw"):
         extra += 1
     return 1 + extra
-
-
-def defender_for(state: State, seat: int, kind: str, target: str) -> int | None:
-    """13: who may answer a conquest or pillage with a defense endeavour."""
-    if kind not in ("conquest", "pillage"):
-        return None
-    owner = state["areas"][target]["owner"]
-    if owner is None or owner == seat:
-        return None
-    d = player(state, owner)
-    if d["exiled"] or d["years_left"] < 1 or d["defenses"] >= 4:
-        return None  # 13.13, 13.14
-    if not d["had_turn"] and d["years_left"] < 2:
-        return None  # 13.13: a year is kept for the defender's own turn
-    cost = defense_cost(state, owner, target)
-    if cost is None or d["talents"] < cost:
-        return None  # 13.11
-    return owner
-
-
-def defense_cost(state: State, seat: int, area: str) -> int | None:
-    """13.11: one talent plus sea costs from the defender's court."""
-    costs = loc_costs(state, seat)
-    if area not in costs:
-        return None
-    sea = 0 if has_ability(state, seat, "ignore_sea_cost") else costs[area]
-    return 1 + sea
-
-
-def defense_terms(state: State, defender: int, talents: int) -> list[Term]:
-    d = player(state, defender)
-    terms: list[Term] = [
-        {
-            "term": f"{d['emperor']['name']}'s defense (military stature)",
-            "value": -int(d["emperor"]["statures"].get("military", 0)),
-            "rule": "13.21",
-        }
-    ]
-    if talents:
-        terms.append({"term": "defender's extra talents", "value": -talents, "rule": "13.21"})
-    bonus = ability_sum(state, defender, "defense_bonus") + ability_sum(
-        state, defender, "military_innovation"
-    )
-    if bonus:
-        terms.append(
-            {"term": "defender's innovations and notables", "value": -bonus, "rule": "19.41"}
-        )
-    return terms
 
 
 # ---------------------------------------------------------------- odds

@@ -9,10 +9,11 @@ The rules live in modules named for their part of docs/rules.md:
 - `diplomacy_phase` (3.2-3.5, 21.2): the diplomatic phase's moves and handler.
 - `turn_actions` (5, 6.6, 9.1, 12.4, 13, 14.43, 16, 19.4): the handlers of a player's turn.
 - `parleys` (20, 18.2): calling, voting and resolving parleys.
-- `exile` (21.1, 7.52): a lost court. `ownership` (7.4, 18): areas changing hands.
 - `prompts`: `pending`. `legality`: `legal_actions`, `diagnose`, `default_action`.
-- Mechanisms below the phases: `endeavours` (8-15, 22.2), `economy` (16-17),
-  `fate` (19, 24), `market` (6.5-6.8), `deck` (5), `scoring` (26), `core`, `rules`.
+- Mechanisms below the phases: `endeavours` (8-15, 22.2), `defense` (13), `economy`
+  (16, 17), `usurpers` and `usurper_records` (17.5x, 19.34), `nomads` (24), `fate`
+  (19), `ownership` (7.4, 18), `exile` (21.1, 7.52), `market` (6.5-6.8), `deck` (5),
+  `scoring` (26), `world`, `core`, `rules`.
 
 docs/engine-contract.md ("Modules") has the whole map and the layering rule.
 
@@ -53,6 +54,7 @@ from app.engine.sequence import (
 )
 from app.engine.setup import SCHEMA, geo_counters, new_game
 from app.engine.turn_actions import (
+    h_buy_off,
     h_defend,
     h_dismiss,
     h_draw,
@@ -134,6 +136,7 @@ HANDLERS = {
     "remove_tie": h_remove_tie,
     "reduce_fort": h_reduce_fort,
     "end_turn": h_end_turn,
+    "buy_off": h_buy_off,
     "choose_slot": h_choose_slot,
     "diplo": h_diplo,
 }

@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import memo
+from app.engine import memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, name, owned, player
 from app.engine.deck import next_draw_pile, petition_cost
+from app.engine.defense import defense_cost
 from app.engine.diplomacy_phase import diplomacy_actions
 from app.engine.economy import tax_options
-from app.engine.endeavours import base_cost, defense_cost, endeavour_actions, kinds_for
+from app.engine.endeavours import base_cost, endeavour_actions, kinds_for
 from app.engine.errors import IllegalAction
 from app.engine.fate import holding_actions
 from app.engine.market import recruit_options
@@ -63,6 +64,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             {"type": "diplo", "move": f"accept_{what}", "power": power},
             {"type": "diplo", "move": f"reject_{what}", "power": power},
         ]
+    if kind == "defend" and nomads.pending_raid(state):
+        return nomads.defend_actions(state, seat)  # 24.13
     if kind == "defend":
         it = state["interrupt"]
         cost = defense_cost(state, seat, it["action"]["target"]) or 1
@@ -92,6 +95,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += recruit_options(state, seat)
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
+    out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:
             out.append({"type": "remove_tie", "area": a})  # 12.43
@@ -169,6 +173,7 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "call_parley",
             "remove_tie",
             "reduce_fort",
+            "buy_off",
             "end_turn",
         },
     }[kind]

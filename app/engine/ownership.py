@@ -1,8 +1,9 @@
 """Areas changing hands (docs/rules.md 7.4) and the claims that follow them
 (18.12, 18 P2.1, P2.3, P3.1): partial conquests (10.37, 10.38), conversions
-(22.21), usurpers (17.5), the return from exile (21.3), over-extension (5.7) and
-a lost court (7.52, `exile`). The one mechanism every conquest, rebellion,
-parley and Fate card calls: it imports no phase and no endeavour."""
+(22.21), a usurper's area (17.57), the return from exile (21.3), over-extension
+(5.7) and a lost court (7.52, `exile`). The one mechanism every conquest,
+rebellion, parley, usurper and Fate card calls: it imports no phase and no
+endeavour."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from app.engine.deck import add_burden
 from app.engine.exile import court_lost
 from app.engine.memo import owner_changed
 from app.engine.rules import OVEREXPANSION_BASE
+from app.engine.usurper_records import area_lost as usurper_area_lost
 
 
 def claim_possible(
@@ -42,7 +44,8 @@ def change_owner(
     area["partial"] = {}  # 10.38: every other player's partial conquest is removed
     area["convert"] = {}  # 22.21
     area["rebel_of"] = None
-    area["usurper"] = None  # 17.5: a usurper falls with his area
+    if area["usurper"]:
+        usurper_area_lost(state, area_id, events)  # 17.57
     for other_id, other in state["areas"].items():  # 10.37
         for s in list(other["partial"]):
             if area_id in other["partial"][s]:

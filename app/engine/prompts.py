@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.engine import nomads
 from app.engine.core import State, geo, name
 from app.engine.sequence import current_picker
 
@@ -54,6 +55,8 @@ def pending(state: State) -> list[dict[str, Any]]:
                 "rating": it["rating"],
             }
         ]
+    if nomads.pending_raid(state):
+        return [nomads.prompt(state)]  # 24.13
     phase = state["phase"]
     if phase == "diplomacy":
         d = state["diplo"]

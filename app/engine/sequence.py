@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import rng
+from app.engine import nomads, rng, usurpers
 from app.engine.core import (
     State,
     ability_sum,
@@ -21,7 +21,7 @@ from app.engine.core import (
     seats,
 )
 from app.engine.deck import discard_hand, new_card
-from app.engine.fate import draw_fate, mortality_check, raid
+from app.engine.fate import draw_fate, mortality_check
 from app.engine.market import upkeep as market_upkeep
 from app.engine.rules import YEARS_PER_ROUND
 from app.engine.scoring import outcome_of, score
@@ -37,6 +37,7 @@ def start_game_turn(state: State, events: list[dict[str, Any]]) -> None:
         "turn",
     )
     state["round"] = 0
+    nomads.choose_targets(state, events)  # 24.12
     if len(state["players"]) > 1:
         state["phase"] = "diplomacy"
         state["diplo"] = {
@@ -176,8 +177,13 @@ def end_player_turn(state: State, seat: int, events: list[dict[str, Any]]) -> No
 
 
 def end_round(state: State, events: list[dict[str, Any]]) -> None:
-    """4.6: emperors age five years each round."""
+    """4.6: emperors age five years each round. Before that the usurpers act (17.52)
+    and, after the last round, the hordes ride (24.13); a raid may wait for its
+    defender, and the round's end goes on after the answer (`h_defend`)."""
     state["active"] = None
+    usurpers.act(state, events)  # 17.52
+    if state["round"] >= state["rounds"] and not nomads.ride(state, events):
+        return  # 24.13: a raid waits for its defender
     for s in seats(state):
         e = player(state, s)["emperor"]
         e["age"] += YEARS_PER_ROUND
@@ -189,17 +195,15 @@ def end_round(state: State, events: list[dict[str, Any]]) -> None:
 
 
 def upkeep(state: State, events: list[dict[str, Any]]) -> None:
-    """4.7: nomads, mortality of old emperors, the market; then the next game turn or the end."""
+    """4.7: mortality of old emperors, the market; then the next game turn or the end.
+    (The hordes rode at the end of the last round: 24.13.)"""
     state["phase"] = "upkeep"
-    for s in seats(state):
-        if rng.die(state) == 6:
-            raid(state, s, 1, events)  # 24.1
     for s in seats(state):
         if player(state, s)["emperor"]["age"] >= 50:
             mortality_check(state, s, 0, events, "old age")  # 19.31
     market_upkeep(state, events)
     if len(state["players"]) > 1:  # 4.8: catch-up for the trailing power
-        totals = {s: v["total"] for s, v in score(state).items()}
+        totals = {s: v["standing"] for s, v in score(state).items()}  # 26.2
         low = min(totals.values())
         if low < max(totals.values()):
             for s in sorted(totals):
@@ -230,7 +234,9 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
     emit(
         state,
         events,
-        f"The game ends. {name(state, res['winner'])} wins with {res['scores'][str(res['winner'])]['total']} points.",
+        f"The game ends. {name(state, res['winner'])} wins with a standing of "
+        f"{res['scores'][str(res['winner'])]['standing']} "
+        f"({res['scores'][str(res['winner'])]['total']} points).",
         "26.2",
         "over",
         data=res,
@@ -240,7 +246,13 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
 def advance(state: State, events: list[dict[str, Any]]) -> None:
     """Run automatic steps until someone must decide."""
     for _ in range(10000):
-        if state["over"] or state["parley"] or state["request"] or state["interrupt"]:
+        if (
+            state["over"]
+            or state["parley"]
+            or state["request"]
+            or state["interrupt"]
+            or nomads.pending_raid(state)
+        ):
             return
         phase = state["phase"]
         if phase == "diplomacy":

@@ -15,6 +15,7 @@ from app.engine.market import new_market
 from app.engine.rules import ROUNDS_PER_TURN, YEARS_PER_ROUND
 from app.engine.scoring import score
 from app.engine.sequence import advance, start_game_turn
+from app.engine.world import new_world
 
 SCHEMA = 1
 
@@ -79,6 +80,7 @@ def new_game(
         "initiative": None,
         "over": False,
         "result": None,
+        "world": new_world(),  # 17.5, 24: usurpers and hordes
     }
     independents = sc.get("independents") or {}
     # 7.2: the map's languages and religions are those of c. 200 BC–200 AD; a scenario of

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.engine import nomads, usurpers
 from app.engine.core import (
     State,
     card_name,
@@ -21,17 +22,12 @@ from app.engine.core import (
     player,
 )
 from app.engine.deck import discard_hand, draw_card, petition_cost
+from app.engine.defense import defender_for, defense_cost, defense_terms
 from app.engine.economy import close_tax, do_plunder, do_tax, rebellion_check, waiver_seats
-from app.engine.endeavours import (
-    base_cost,
-    defender_for,
-    defense_cost,
-    defense_terms,
-    rating,
-    resolve,
-)
+from app.engine.endeavours import base_cost, rating, resolve
 from app.engine.fate import play_holding
 from app.engine.market import recruit
+from app.engine.sequence import end_round
 
 
 def h_draw(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -41,7 +37,6 @@ def h_draw(state: State, seat: int, action: dict[str, Any], events: list[dict[st
     p["years_left"] -= 1
     p["petitions"] = 0
     p["strikes"] = 0
-    p["passed"] = []
     p["shield_used"] = False
     p["redraw"] = False
     _draw_into_hand(state, seat, events)
@@ -67,7 +62,7 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
                 "strike",
             )
             return
-        p["strikes"] += 1
+        p["strikes"] = max(2, p["strikes"] + 1) if p["petitions"] else p["strikes"] + 1
         emit(
             state,
             events,
@@ -75,14 +70,15 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
             "5.6",
             "strike",
         )
-    elif card_type(card) in p.get("passed", []):
-        # 5.6: an advisor of a type already sent away this year is offended: a strike.
-        p["strikes"] += 1
+    elif p["petitions"] and card_type(card) in p.get("passed", []):
+        # 5.6: on a petition, an advisor of a type already sent away this turn will not
+        # be passed over twice: the petition fails at once (two strikes).
+        p["strikes"] = max(2, p["strikes"] + 1)
         emit(
             state,
             events,
-            f"{name(state, seat)} draws an advisor of a type already sent away this year:"
-            f" strike {p['strikes']}.",
+            f"{name(state, seat)} draws an advisor of a type already sent away this turn:"
+            " he will not be passed over twice.",
             "5.6",
             "strike",
         )
@@ -192,6 +188,10 @@ def _finish_endeavour(
 
 def h_defend(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """13.2: the defender spends a year and talents to lower the attacker's rating."""
+    if nomads.pending_raid(state):
+        nomads.answer(state, seat, action, events)  # 24.13
+        end_round(state, events)  # the round's end goes on
+        return
     it = state["interrupt"]
     state["interrupt"] = None
     d = player(state, seat)
@@ -310,3 +310,11 @@ def h_reduce_fort(
         "14.43",
         "fort",
     )
+
+
+def h_buy_off(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    """17.56 / 21.31: buy off a usurper."""
+    close_tax(state, seat)
+    usurpers.buy_off(state, seat, action, events)

@@ -6,20 +6,21 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import memo
+from app.engine import memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
+from app.engine.defense import defense_cost, defense_terms
 from app.engine.economy import rebellion_odds, rebellion_terms
-from app.engine.endeavours import (
-    base_cost,
-    defense_cost,
-    defense_terms,
-    endeavour_is_open,
-    rating,
-    result_odds,
-)
+from app.engine.endeavours import base_cost, endeavour_is_open, rating, result_odds
 from app.engine.errors import IllegalAction
 from app.engine.market import price
+from app.engine.politics import (
+    explain_call_parley,
+    explain_diplo,
+    explain_recruit,
+    explain_vote,
+    politics_part,
+)
 from app.engine.prompts import pending
 from app.engine.rules import RESULT_TEXT, SPECS
 from app.engine.scoring import score
@@ -89,6 +90,7 @@ def _public_player(state: State, seat: int) -> dict[str, Any]:
         "holdings_count": len(p["holdings"]),
         "court": p["court"],
         "exiled": p["exiled"],
+        "asylum": p["asylum"],
         "accursed": p["accursed"],
         "vp": p["vp"],
         "strikes": p["strikes"],
@@ -144,6 +146,19 @@ def _market(state: State, seat: int | None) -> dict[str, Any]:
 
 def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
     it = state["interrupt"]
+    raid = nomads.pending_raid(state)
+    if it is None and raid is not None:  # 24.13: a horde's raid waits for its defender
+        return {
+            "attacker": None,
+            "horde": raid["horde"],
+            "horde_name": nomads.horde_name(state, raid["horde"]),
+            "defender": raid["defender"],
+            "kind": "raid",
+            "base": None,
+            "target": raid["area"],
+            "rating": raid["rating"],
+            "terms": [dict(t) for t in raid["terms"]],
+        }
     if it is None:
         return None
     return {
@@ -157,6 +172,11 @@ def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
     }
 
 
+def _world(state: State, seat: int | None) -> dict[str, Any]:
+    """17.5 and 24: the usurpers and the hordes, public to all."""
+    return {"usurpers": usurpers.view(state), "hordes": nomads.view(state)}
+
+
 def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
     pa = state["parley"]
     if pa is None:
@@ -166,6 +186,7 @@ def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
         "question": pa["question"],
         "caller": pa["caller"],
         "area": pa["area"],
+        "against": pa.get("against"),
         "eligible": list(pa["eligible"]),
         "weights": dict(pa["weights"]),
         "voted": sorted(int(s) for s in pa["votes"]),
@@ -239,6 +260,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("relations", lambda st, s: {k: dict(v) for k, v in st["relations"]["pairs"].items()}),
     ("hegemons", lambda st, s: list(st["relations"]["hegemons"])),
     ("coalitions", lambda st, s: {k: list(v) for k, v in st["relations"]["coalitions"].items()}),
+    ("politics", politics_part),
     ("prompts", lambda st, s: pending(st)),
     ("score", lambda st, s: {str(k): v for k, v in score(st).items()}),
     ("result", lambda st, s: st["result"]),
@@ -247,6 +269,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("request", _request),
     ("diplomacy", _diplomacy),
     ("initiative", _initiative),
+    ("world", _world),
 )
 
 
@@ -396,7 +419,8 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "cost": petition_cost(state, seat) if petition else 0,
         }
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
-        # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
+        # 5.6: a strike is a burden (unless shielded) or, on a petition, an advisor of a
+        # type sent away this turn; a strike drawn by a petition fails it.
         types = strike_types(p, petition)
         type_odds: dict[str, float] = chances["by_type"]
         strike = (0.0 if shield else float(chances["burden"])) + sum(
@@ -404,7 +428,7 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         )
         out["strike_types"] = types
         out["strike_odds"] = min(1.0, strike)
-        out["bust_odds"] = out["strike_odds"] if strikes >= 1 else 0.0
+        out["bust_odds"] = out["strike_odds"] if petition else 0.0
         out["pile"] = len(pile)
         return out
     if t in ("tax", "plunder"):
@@ -430,6 +454,14 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0},
             "rule": "17.3",
         }
+    raid = nomads.pending_raid(state)
+    if t in ("defend", "decline") and raid is not None:
+        if raid["defender"] != seat:
+            raise IllegalAction("No attack is waiting for your answer.", "no_interrupt")
+        talents = action.get("talents", 0) if t == "defend" else 0
+        if type(talents) is not int or talents < 0:
+            raise IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
+        return nomads.explain_answer(state, seat, action)
     if t in ("defend", "decline"):
         it = state["interrupt"]
         if it is None or it["defender"] != seat:
@@ -472,5 +504,12 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "coins": row[slot]["coins"],
             "skipped": slot,
             "rule": "6.6",
+            **explain_recruit(state, seat, slot),
         }
+    if t == "diplo":
+        return explain_diplo(state, seat, action)
+    if t == "vote":
+        return explain_vote(state, seat, action)
+    if t == "call_parley":
+        return explain_call_parley(state, seat, action)
     return {"type": t, "terms": [], "odds": {}}

@@ -97,18 +97,24 @@ def test_mechanisms_never_import_a_phase() -> None:
         "prompts",
         "legality",
     }
-    for mechanism in (
+    mechanisms = (
         "core",
         "deck",
         "market",
+        "world",
         "exile",
+        "usurper_records",
         "ownership",
+        "defense",
+        "nomads",
         "economy",
+        "usurpers",
         "fate",
         "parleys",
         "endeavours",
         "scoring",
-    ):
+    )
+    for mechanism in mechanisms:
         reached = _reach(graph, mechanism)
         assert not reached & phases, f"{mechanism} reaches {sorted(reached & phases)}"
 
