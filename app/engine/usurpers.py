@@ -4,6 +4,12 @@ rebellions, they hold a court and a rating, act at the end of every round
 neighbours), fall when their court is taken, and can be bought off. An exile may
 take a usurper's area (21.31). An heirless death stirs unrest (19.34).
 
+This module holds what they do: act (17.52-17.54), be bought off (17.56, 21.31),
+and the heirless unrest (19.34). Below it, so that a change of hands or a
+rebellion can reach them without a circle of imports: their records, an area
+joining or lost (17.53, 17.57) in `usurper_records`; a rebellion raising one
+(17.5, 21.31) in `economy.raise_usurper`. All are re-exported here.
+
 Their numbers are content (``world.json``, ``usurpers`` and ``heirless``); their
 records live in ``state["world"]["usurpers"]`` (``world.py``) and each of their
 areas names its usurper (``areas[a]["usurper"]``).
@@ -33,9 +39,6 @@ from app.engine.world import knobs, world
 
 Term = dict[str, Any]
 Event = dict[str, Any]
-
-
-# ---------------------------------------------------------------- rising (17.5, 21.31)
 
 
 # ---------------------------------------------------------------- acting (17.52-17.54)
