@@ -24,6 +24,7 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import remove_card
+from app.engine.grand import religion_gap
 from app.engine.memo import owner_changed
 from app.engine.rules import (
     MAX_EXTRA_TALENTS,
@@ -338,11 +339,17 @@ def rating(
     tarea = areas.get(target)
     if spec["culture"] and tarea is not None:
         ld = g.language_diff(lead["language"], tarea["language"])
-        rd = g.religion_diff(lead["religion"], tarea["religion"])
+        rd, cursed = religion_gap(state, seat, g.religion_diff(lead["religion"], tarea["religion"]))
         if ld:
             terms.append({"term": "language difference", "value": -ld, "rule": "9.34"})
         if rd:
-            terms.append({"term": "religion difference", "value": -rd, "rule": "9.35"})
+            terms.append(
+                {
+                    "term": "religion difference" + (" (accursed)" if cursed else ""),
+                    "value": -rd,
+                    "rule": cursed or "9.35",
+                }
+            )
     if (
         kind in ("conquest", "pillage", "convert", "plot_bribe")
         and tarea is not None
@@ -653,6 +660,9 @@ def conquer(
             "conquest",
         )
     change_owner(state, area_id, seat, events, "diplomacy" if diplomatic else "conquest")
+    from app.engine.grand import on_conquest
+
+    on_conquest(state, seat, old, area_id, events)  # 20.13: a partner's area taken
 
 
 # ---------------------------------------------------------------- resolution

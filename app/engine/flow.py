@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import memo, rng
+from app.engine import grand, memo, rng
 from app.engine.clone import copy_state
 from app.engine.core import (
     State,
@@ -127,6 +127,7 @@ def new_game(
         "parley": None,
         "request": None,
         "diplo": None,
+        "grand": grand.fresh(),  # 20: pending offer, verdict, parleys due
         "initiative": None,
         "over": False,
         "result": None,
@@ -419,6 +420,7 @@ def upkeep(state: State, events: list[dict[str, Any]]) -> None:
         if player(state, s)["emperor"]["age"] >= 50:
             mortality_check(state, s, 0, events, "old age")  # 19.31
     market_upkeep(state, events)
+    grand.upkeep(state, events)  # 20.12: tribute, expiry
     if len(state["players"]) > 1:  # 4.8: catch-up for the trailing power
         from app.engine.scoring import score
 
@@ -466,6 +468,8 @@ def advance(state: State, events: list[dict[str, Any]]) -> None:
     """Run automatic steps until someone must decide."""
     for _ in range(10000):
         if state["over"] or state["parley"] or state["request"] or state["interrupt"]:
+            return
+        if grand.blocking(state) or grand.start_due(state, events):  # 20.14, 20.44
             return
         phase = state["phase"]
         if phase == "diplomacy":
@@ -581,8 +585,6 @@ def start_parley(
 
 def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
     """20.5: yes wins on a majority or a tie of weighted votes (20.41, 20.42)."""
-    from app.engine.endeavours import change_owner
-
     g = geo()
     pa = state["parley"]
     yes = sum(pa["weights"][s] for s, v in pa["votes"].items() if v == "yes")
@@ -598,6 +600,9 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
         "parley",
         data={"votes": pa["votes"], "yes": yes, "no": no},
     )
+    grand.check_pledges(state, pa, events)  # 20.11: pledged votes
+    if grand.resolve(state, pa, passed, events):  # 20.41, 20.43-20.45
+        return
     if not passed:
         return
     if pa["question"] == "claim":
@@ -608,15 +613,6 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
             f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.",
             "18.32",
             "claim",
-        )
-    elif pa["question"] == "contest" and state["areas"][area]["owner"] == pa["against"]:
-        change_owner(state, area, pa["caller"], events, "parley")
-        emit(
-            state,
-            events,
-            f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.",
-            "20.41",
-            "parley",
         )
 
 
@@ -652,12 +648,20 @@ def pending(state: State) -> list[dict[str, Any]]:
             {
                 "seat": s,
                 "kind": "vote",
-                "label": f"Parley on {g.areas[pa['area']]['name']}: {pa['question']}",
-                "parley": {"question": pa["question"], "area": pa["area"], "caller": pa["caller"]},
+                "label": grand.parley_label(state, pa),
+                "parley": {
+                    "question": pa["question"],
+                    "area": pa["area"],
+                    "caller": pa["caller"],
+                    "against": pa.get("against"),
+                },
             }
             for s in pa["eligible"]
             if str(s) not in pa["votes"]
         ]
+    offered = grand.prompts(state)  # 20.41/20.43 verdicts, 20.14 offers
+    if offered is not None:
+        return offered
     if state["request"]:
         rq = state["request"]
         return [
@@ -772,6 +776,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     if kind == "vote":
         return [{"type": "vote", "choice": c} for c in ("yes", "no", "abstain")]
     if kind == "request":
+        if prompts[0]["request"] in ("offer", "verdict"):
+            return grand.request_actions(state, seat, prompts[0])
         if prompts[0]["request"] == "waive_tie":
             area = prompts[0]["area"]
             return [
@@ -809,7 +815,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
                 if not junior and not same_coalition(state, seat, other):  # 3.55
                     if rel["status"] in ("neutral", "peace"):
                         out.append({"type": "diplo", "move": "declare_war", "power": power})
-                    elif rel["status"] == "war":
+                    if rel["status"] in ("war", "neutral"):  # 3.23: neutral powers too
                         out.append({"type": "diplo", "move": "propose_peace", "power": power})
                 if not hegemon and not junior and other in rels["hegemons"]:
                     out.append({"type": "diplo", "move": "join", "power": power})  # 3.53
@@ -817,6 +823,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
                 if player(state, other)["asylum"] == seat:
                     out.append({"type": "diplo", "move": "revoke_asylum", "power": power})  # 21.2
+            out += grand.diplo_actions(state, seat)  # 20.14, 20.3
         return out
     if kind == "initiative":
         return [
@@ -840,6 +847,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += recruit_options(state, seat)
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
+    out += grand.turn_actions(state, seat)  # 20.14, 20.45
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:
             out.append({"type": "remove_tie", "area": a})  # 12.43
@@ -862,7 +870,10 @@ def default_action(state: State, prompt: dict[str, Any]) -> dict[str, Any]:
         prefs = [
             a
             for a in legal
-            if a.get("waive") is False or str(a.get("move", "")).startswith("reject_")
+            if a.get("waive") is False
+            or str(a.get("move", "")).startswith("reject_")
+            or a.get("answer") == "refuse"
+            or a.get("comply") is True
         ]
     elif kind == "defend":
         prefs = [{"type": "decline"}]
@@ -906,9 +917,9 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     p = player(state, seat)
     expected = {
         "vote": {"vote"},
-        "request": {"waive_tie", "diplo"},
+        "request": {"waive_tie", "diplo", "answer_offer", "verdict", "offer"},
         "defend": {"defend", "decline"},
-        "diplomacy": {"diplo"},
+        "diplomacy": {"diplo", "offer", "renounce"},
         "initiative": {"choose_slot"},
         "advisor": {"endeavour", "petition", "dismiss", "play"},
         "turn": {
@@ -921,6 +932,8 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "remove_tie",
             "reduce_fort",
             "end_turn",
+            "offer",
+            "readmission",
         },
     }[kind]
     if t not in expected:
@@ -928,6 +941,8 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             f"You must answer the {kind} prompt first ({', '.join(sorted(expected))}).",
             "wrong_prompt",
         )
+    if t in grand.ACTION_TYPES:
+        return grand.diagnose(state, seat, action, kind)
     if t == "draw" and p["years_left"] <= 0:
         return IllegalAction("You have no years left this round.", "no_years")
     if t == "petition":
@@ -991,6 +1006,8 @@ def _check(state: State, seat: int, action: Any) -> dict[str, Any]:
     if state.get("over"):
         raise IllegalAction("The game is over.", "game_over")
     legal = legal_actions(state, seat)
+    if act["type"] == "offer":  # 20.14: any offer that fits a listed template
+        return grand.check_offer(state, seat, act, legal)
     key = json.dumps(act, sort_keys=True)  # type-exact: True is not 1
     if not any(a == act and json.dumps(a, sort_keys=True) == key for a in legal):
         raise diagnose(state, seat, act)
@@ -1500,6 +1517,8 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                 "3.21",
                 "diplomacy",
             )
+            grand.war_price(state, seat, events)  # 3.21
+            grand.on_war(state, seat, other, events)  # 20.13
         else:
             lasted = state["turn"] - int(rel["since"])
             roll = rng.die(state)
@@ -1513,6 +1532,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                     "3.22",
                     "diplomacy",
                 )
+                grand.on_war(state, seat, other, events)  # 20.13
             elif roll > lasted:
                 p = player(state, seat)
                 p["popularity"] -= 1
@@ -1591,6 +1611,7 @@ HANDLERS = {
     "end_turn": h_end_turn,
     "choose_slot": h_choose_slot,
     "diplo": h_diplo,
+    **grand.HANDLERS,
 }
 
 __all__ = [
