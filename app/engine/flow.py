@@ -1483,6 +1483,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         d["proposal"] = None
         if move == "accept_peace":
             rel = relation(state, pr["from"], pr["to"])
+            was = rel["status"]
             rel["status"] = "peace"
             rel["since"] = state["turn"]
             emit(
@@ -1491,6 +1492,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                 f"{name(state, pr['from'])} and {name(state, pr['to'])} make peace.",
                 "3.23",
                 "diplomacy",
+                data={"was": was},
             )
         else:
             emit(state, events, f"{name(state, pr['to'])} rejects peace.", "3.23", "diplomacy")

@@ -561,6 +561,7 @@ def carry_out(state: State, off: dict[str, Any], events: list[dict[str, Any]]) -
     if off["terms"]:
         rel = relation(state, a, b)
         if rel["status"] != "peace":
+            was = rel["status"]
             rel["status"], rel["since"] = "peace", state["turn"]
             emit(
                 state,
@@ -568,6 +569,7 @@ def carry_out(state: State, off: dict[str, Any], events: list[dict[str, Any]]) -
                 f"{name(state, a)} and {name(state, b)} make peace.",
                 "3.23",
                 "diplomacy",
+                data={"was": was},
             )
     tribute = []
     if off["give"]["per_turn"]:
