@@ -905,11 +905,11 @@ def parley_label(state: State, pa: dict[str, Any]) -> str:
     q = pa["question"]
     if q == "breach":
         return (
-            f"did {name(state, pa['against'])} break agreement {pa.get('agreement')} with "
+            f"Did {name(state, pa['against'])} break agreement {pa.get('agreement')} with "
             f"{name(state, pa['caller'])}? Yes makes it accursed (20.44)."
         )
     if q == "readmit":
-        return f"shall {name(state, pa['caller'])} be readmitted? (20.45)"
+        return f"Shall {name(state, pa['caller'])} be readmitted? (20.45)"
     area = g.areas[pa["area"]]["name"] if pa.get("area") in g.areas else pa.get("area")
     if q == "inherit":
         return f"Parley on {area}: is {name(state, pa['caller'])} its rightful owner against the inheritance? (20.43)"
