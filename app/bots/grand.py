@@ -155,15 +155,56 @@ class Grand:
         p_accept = 0.8 if their_gain + 0.3 >= their_cost else 0.35
         return offer, value * p_accept
 
-    def score_offer(self, action: Action) -> float:
+    def countering(self) -> bool:
         prompts = self.view.get("prompts") or []
-        countering = any(
+        return any(
             p.get("seat") == self.seat and p.get("request") == "offer"
             for p in prompts
             if isinstance(p, dict)
         )
-        if countering:
-            return -1.0  # the standard bot answers yes or no
+
+    def counter(self, listed: Action) -> tuple[Action, float]:
+        """20.15: an offer a little short of worth taking is turned round with
+        enough talents asked to make it worth our while, if the offerer has them."""
+        off = (self.view.get("me") or {}).get("offer")
+        tpl = listed.get("template") or {}
+        if not isinstance(off, dict) or not tpl:
+            return listed, -1.0
+        other = int(off["from"])
+        terms = [t for t in off.get("terms") or [] if t in (tpl.get("terms") or [])]
+        if len(terms) != len(off.get("terms") or []):
+            return listed, -1.0
+        give, get = _side(off.get("get")), _side(off.get("give"))
+        turns = int(_num(off.get("turns")))
+        value = self.worth(give, get, terms, turns, other)
+        if value > 0.05 or value < -1.5:
+            return listed, -1.0  # worth taking as it is, or too far apart
+        want = int(-value / TALENT_VALUE) + 1
+        room = int(_num((tpl.get("get") or {}).get("talents"))) - int(_num(get["talents"]))
+        if want > room:
+            return listed, -1.0
+        get["talents"] = int(_num(get["talents"])) + want
+        for side, lim in ((give, tpl.get("give") or {}), (get, tpl.get("get") or {})):
+            if side["talents"] > int(_num(lim.get("talents"))) or not set(side["areas"]) <= set(
+                lim.get("areas") or []
+            ):
+                return listed, -1.0
+            if not set(side["claims"]) <= set(lim.get("claims") or []):
+                return listed, -1.0
+        offer = {
+            "type": "offer",
+            "power": listed["power"],
+            "give": give,
+            "get": get,
+            "terms": terms,
+            "turns": turns,
+        }
+        return offer, self.worth(give, get, terms, turns, other)
+
+    def score_offer(self, action: Action) -> float:
+        if self.countering():
+            _, value = self.counter(action)
+            return 0.7 if value > 0 else -1.0
         _, value = self.compose(action)
         return value - 0.4 if value > 0 else -1.0
 
@@ -295,5 +336,6 @@ def finish(view: Any, action: Action) -> Action:
     """The concrete offer the standard bot makes for a listed template it chose."""
     if action.get("type") != "offer" or "template" not in action:
         return action
-    offer, value = Grand(Politics(view)).compose(action)
+    grand = Grand(Politics(view))
+    offer, value = grand.counter(action) if grand.countering() else grand.compose(action)
     return offer if value > 0 else action
