@@ -24,6 +24,7 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
             "win_rate": w / len(ok) if ok else 0.0,
             "ci95": [low, high],
             "mean_score": mean([g.scores.get(power, 0.0) for g in ok]),
+            "mean_standing": mean([g.standings.get(power, 0.0) for g in ok]),
         }
     levels = sorted({level for g in ok for level in g.levels})
     by_level: dict[str, Any] = {}
@@ -64,4 +65,19 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
         "mean_margin": mean([g.margin for g in ok]),
         "median_margin": percentile([g.margin for g in ok], 50),
         "no_winner": sum(1 for g in ok if g.winner is None),
+    }
+
+
+def calibrated_levels(figures: dict[str, Any], levels: dict[str, int]) -> dict[str, int]:
+    """26.2: victory levels that would give every power the same mean standing in the
+    measured games: each level moves by how far the power's mean standing is above
+    the scenario's average (rounded to whole points). Win rates also depend on each
+    power's spread of results, so the result is re-measured, not trusted."""
+    by_power = figures.get("powers") or {}
+    if not by_power:
+        return dict(levels)
+    average = mean([float(v["mean_standing"]) for v in by_power.values()])
+    return {
+        power: int(levels.get(power, 0)) + round(float(v["mean_standing"]) - average)
+        for power, v in by_power.items()
     }

@@ -2,12 +2,18 @@
 
     imperial-glory balance [--scenario NAME|all] [--games N] [--bots L1,L2,...]
                            [--seed K] [--jobs J] [--report PATH] [--no-report] [--json]
+                           [--calibrate [--write-levels]]
 
 ``--games`` is per scenario. ``--bots`` is a list of bot levels cycled over the
 seats and shifted one seat per game, so a mix (``--bots strong,heuristic``) puts
 every level on every power equally often. Games run in ``--jobs`` processes
 (default: one per CPU). The report (default ``docs/balance.md``) gets the measured
 tables between its markers and a plot beside it (``balance-winrates.png``).
+
+``--calibrate`` prints, per scenario, the victory levels (rules 26.2) that would
+give every power the same mean standing in the games just played; with
+``--write-levels`` it writes them into the content pack, where a designer reviews
+the diff and re-measures (the levels are a knob of the pack, never of the code).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from app.balance.aggregate import scenario_figures
+from app.balance.aggregate import calibrated_levels, scenario_figures
 from app.balance.games import GameSummary, Job, plan, play
 from app.balance.report import measured_markdown, write_plot, write_report
 from app.bots import BOT_LEVELS
@@ -42,7 +48,42 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--report", default="docs/balance.md", help="report to rewrite")
     parser.add_argument("--no-report", action="store_true", help="print only")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--calibrate", action="store_true", help="suggest victory levels (26.2) from the games"
+    )
+    parser.add_argument(
+        "--write-levels", action="store_true", help="with --calibrate: write them to the pack"
+    )
     return parser
+
+
+SCENARIOS_JSON = Path(__file__).resolve().parent.parent / "content" / "data" / "scenarios.json"
+
+
+def current_levels(path: Path = SCENARIOS_JSON) -> dict[str, dict[str, int]]:
+    """Scenario id -> power id -> its victory level in the pack (0 when unset)."""
+    pack = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        str(sc["id"]): {str(pw["id"]): int(pw.get("victory_level", 0)) for pw in sc["powers"]}
+        for sc in pack
+    }
+
+
+def write_levels(levels: dict[str, dict[str, int]], path: Path = SCENARIOS_JSON) -> None:
+    """Set ``victory_level`` of each listed power, keeping the file's layout."""
+    pack = json.loads(path.read_text(encoding="utf-8"))
+    for sc in pack:
+        for pw in sc["powers"]:
+            level = levels.get(str(sc["id"]), {}).get(str(pw["id"]))
+            if level is not None and ("victory_level" in pw or level != 0):
+                pw["victory_level"] = int(level)
+    path.write_text(json.dumps(pack, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def tutorial_scenarios() -> set[str]:
+    from app.engine.content import content
+
+    return {str(sc["id"]) for sc in content().get("scenarios", []) if sc.get("tutorial")}
 
 
 def run(jobs: list[Job], workers: int) -> list[GameSummary]:
@@ -63,12 +104,16 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.write_levels and not args.calibrate:
+        print("balance: --write-levels needs --calibrate", file=sys.stderr)
+        return 2
     if args.games < 1:
         print("balance: --games must be at least 1", file=sys.stderr)
         return 2
     catalogue = scenario_catalogue()
     if args.scenario == "all":
-        scenarios = list(catalogue)
+        # The tutorial is a scripted lesson with a stacked deck, not a game to balance.
+        scenarios = [s for s in catalogue if s not in tutorial_scenarios()]
     elif args.scenario in catalogue:
         scenarios = [args.scenario]
     else:
@@ -94,6 +139,13 @@ def main(argv: list[str]) -> int:
             s: scenario_figures([g for g in summaries if g.scenario == s]) for s in scenarios
         },
     }
+    if args.calibrate:
+        now = current_levels()
+        result["calibrated_levels"] = {
+            s: calibrated_levels(result["scenarios"][s], now.get(s, {})) for s in scenarios
+        }
+        if args.write_levels:
+            write_levels(result["calibrated_levels"])
     if not args.no_report:
         report = Path(args.report)
         report.parent.mkdir(parents=True, exist_ok=True)
@@ -105,5 +157,9 @@ def main(argv: list[str]) -> int:
         print(json.dumps(result, sort_keys=True))
     else:
         print(measured_markdown(result, None))
+        for s, levels in (result.get("calibrated_levels") or {}).items():
+            shown = ", ".join(f"{p} {v:+d}" for p, v in levels.items())
+            verb = "written" if args.write_levels else "suggested"
+            print(f"victory levels {verb} for {s}: {shown}")
     errors = sum(f["errors"] for f in result["scenarios"].values())
     return 0 if errors == 0 else 1

@@ -27,6 +27,7 @@ class GameSummary:
     levels: list[str]
     winner: str | None = None
     scores: dict[str, float] = field(default_factory=dict)
+    standings: dict[str, float] = field(default_factory=dict)
     petitions: int = 0
     busts: int = 0
     actions: int = 0
@@ -36,8 +37,9 @@ class GameSummary:
 
     @property
     def margin(self) -> float:
-        """The winner's lead over the runner-up, in victory points."""
-        ordered = sorted(self.scores.values(), reverse=True)
+        """The winner's lead over the runner-up, in standing (26.2: victory points
+        less the victory level)."""
+        ordered = sorted((self.standings or self.scores).values(), reverse=True)
         return ordered[0] - ordered[1] if len(ordered) >= 2 else 0.0
 
 
@@ -64,8 +66,8 @@ def plan(
 
 
 def _leader(scores: dict[int, dict[str, Any]]) -> int | None:
-    """The seat with the single highest total, or None on a tie for the lead."""
-    totals = sorted(((v["total"], s) for s, v in scores.items()), reverse=True)
+    """The seat with the single highest standing (26.2), or None on a tie for the lead."""
+    totals = sorted(((v.get("standing", v["total"]), s) for s, v in scores.items()), reverse=True)
     if not totals or (len(totals) > 1 and totals[0][0] == totals[1][0]):
         return None
     return int(totals[0][1])
@@ -108,7 +110,10 @@ def play(job: Job) -> GameSummary:
     raw = (record.outcome or {}).get("scores") or {}
     for seat, power in enumerate(job.powers):
         item = raw.get(str(seat), {})
-        summary.scores[power] = float(item.get("total", 0)) if isinstance(item, dict) else 0.0
+        if isinstance(item, dict):
+            total = float(item.get("total") or 0)
+            summary.scores[power] = total
+            summary.standings[power] = float(item.get("standing", total))
     if samples:
         middle = record.actions / 2
         _, seat_ = min(samples, key=lambda s: abs(s[0] - middle))

@@ -44,7 +44,7 @@ def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
         "(rules 5.6). Live minutes are the game's decisions charged at a person's pace "
         "(`app/balance/pace.py`). The comeback line is how often the leader at the "
         "middle of the game (by actions) goes on to win; the margin is the winner's lead "
-        "over the runner-up in victory points.",
+        "over the runner-up in standing (victory points less the victory level, 26.2).",
         "",
     ]
     if plot_name:
@@ -56,14 +56,15 @@ def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
             f"{fig['games']} games, {fig['errors']} with errors; fair share "
             f"{_pct(fig['fair_share'])}, largest deviation {_pct(fig['max_deviation'])}.",
             "",
-            "| power | wins | win rate | 95% interval | mean score |",
-            "|---|---:|---:|---|---:|",
+            "| power | wins | win rate | 95% interval | mean score | victory level | mean standing |",
+            "|---|---:|---:|---|---:|---:|---:|",
         ]
         for power, p in fig["powers"].items():
             low, high = p["ci95"]
             lines.append(
                 f"| {power} | {p['wins']} | {_pct(p['win_rate'])} | "
-                f"{_pct(low)}–{_pct(high)} | {p['mean_score']:.1f} |"
+                f"{_pct(low)}–{_pct(high)} | {p['mean_score']:.1f} | "
+                f"{p['mean_score'] - p['mean_standing']:.0f} | {p['mean_standing']:.1f} |"
             )
         if fig["levels"]:
             lines += [

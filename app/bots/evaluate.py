@@ -228,8 +228,12 @@ class Evaluator:
         return 1.0
 
     def _score_end_turn(self, action: Action) -> float:
-        # Keep the last year back for defense (13) when a rival is at war with us.
-        return 1.2 if self._at_war() and self.years_left() <= 1 else 0.0
+        # Keep the last year back for defense (13) when a rival is at war with us, or in
+        # the game turn's last round when a horde is coming for us (24.13).
+        threatened = bool(self.politics.threats()) and _num(self.view.get("round")) >= _num(
+            self.view.get("rounds"), 4.0
+        )
+        return 1.2 if (self._at_war() or threatened) and self.years_left() <= 1 else 0.0
 
     def _score_choose_slot(self, action: Action) -> float:
         return -_num(action.get("slot"))  # acting early leaves more choice
@@ -265,9 +269,24 @@ class Evaluator:
         """24.2: tribute is worth paying when the expected raid loss is larger than its cost."""
         p = success_probability(explained) if explained else None
         if p is None:
-            p = 0.35 + 0.5 * (1.0 - 0.75**extra)
-        cost = _num(explained.get("cost"), 2 + extra) if explained else 2 + extra
+            p = self._rough_court_odds("diplomacy", 3, extra)
+        price = self.politics.tribute_price()
+        cost = _num(explained.get("cost"), price + extra) if explained else price + extra
         return p * self.politics.raid_loss() - self.talent_cost(cost) + 0.2
+
+    def _rough_court_odds(self, stature: str, threshold: int, extra: float) -> float:
+        """Without explain: the chance a court endeavour reaches ``threshold`` (9.3: the
+        stature, the court's social state and the extra talents, plus a counter from the
+        public pool, 9.4)."""
+        statures = (self.player.get("emperor") or {}).get("statures") or {}
+        court = self.areas.get(str(self.player.get("court"))) or {}
+        rating = _num(statures.get(stature)) + _num(court.get("social")) + extra
+        pool = (self.view.get("counters") or {}).get("pool") or {}
+        total = sum(_num(n) for n in pool.values()) if isinstance(pool, dict) else 0.0
+        if not total:
+            return 0.35 + 0.5 * (1.0 - 0.75**extra)
+        hits = sum(_num(n) for v, n in pool.items() if rating + int(v) >= threshold)
+        return hits / total
 
     def _expected(self, kind: str, target: Any, dist: dict[str, float]) -> float:
         scale = 1.0
@@ -365,7 +384,56 @@ class Evaluator:
     def _score_reduce_fort(self, action: Action) -> float:
         return 0.1
 
+    def _raid(self) -> dict[str, Any] | None:
+        """The horde's raid waiting for our answer (24.13), if that is the interrupt."""
+        interrupt = self.view.get("interrupt") or {}
+        if isinstance(interrupt, dict) and interrupt.get("kind") == "raid":
+            return interrupt
+        return None
+
+    def _raid_loss_after(self, raid: dict[str, Any], lowered: float) -> float:
+        from app.engine.nomads import raid_odds
+
+        rating = int(_num(raid.get("rating")) - lowered)
+        return self.politics.raid_harm(str(raid.get("target")), raid_odds(rating))
+
+    def _score_raid_answer(self, raid: dict[str, Any], action: Action) -> float:
+        """24.13: a defense lowers the horde's rating by our Military and the talents
+        added; a raid thrown back also wins popularity (24.14). The year would be lost
+        anyway: the round is over."""
+        if action.get("type") != "defend":
+            return -self._raid_loss_after(raid, 0.0)
+        from app.engine.nomads import raid_odds
+
+        extra = _num(action.get("talents"))
+        military = _num((self.player.get("emperor") or {}).get("statures", {}).get("military"))
+        lowered = military + extra
+        after = int(_num(raid.get("rating")) - lowered)
+        repulsed = raid_odds(after).get("none", 0.0)
+        return (
+            -self._raid_loss_after(raid, lowered) + 0.5 * repulsed - self.talent_cost(1.0 + extra)
+        )
+
+    def _score_buy_off(self, action: Action) -> float:
+        """17.56 / 21.31: a usurper's areas for his price: worth it when the areas (and an
+        exile's way home) are worth more than the talents."""
+        world = self.view.get("world") or {}
+        rows = world.get("usurpers") if isinstance(world, dict) else None
+        u = next(
+            (r for r in rows or [] if isinstance(r, dict) and r.get("id") == action.get("usurper")),
+            None,
+        )
+        if u is None:
+            return -1.0
+        worth = sum(self.area_worth(a) for a in u.get("areas") or [])
+        if self.player.get("exiled"):
+            worth += 4.0  # 21.3: back from exile, a court again
+        return 0.8 * worth - self.talent_cost(_num(u.get("price")))
+
     def _score_defend(self, action: Action) -> float:
+        raid = self._raid()
+        if raid is not None:
+            return self._score_raid_answer(raid, action)
         interrupt = self.view.get("interrupt") or {}
         target = (
             interrupt.get("target", interrupt.get("area")) if isinstance(interrupt, dict) else None
@@ -376,6 +444,9 @@ class Evaluator:
         return worth * p * 0.8 - self.talent_cost(extra)
 
     def _score_decline(self, action: Action) -> float:
+        raid = self._raid()
+        if raid is not None:
+            return self._score_raid_answer(raid, action)
         interrupt = self.view.get("interrupt") or {}
         if isinstance(interrupt, dict) and interrupt:
             target = interrupt.get("target", interrupt.get("area"))

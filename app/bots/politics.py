@@ -46,8 +46,10 @@ HEGEMONY_EDGE = 0.95
 MAX_HEGEMONS = 2
 # A raid costs an area a social level (24.1): this times the tax it would have paid.
 SOCIAL_LEVEL_VALUE = 1.0
-# 24.1: each game turn's upkeep raids on a 6; fate cards add raids now and then.
-RAID_CHANCE_PER_TURN = 1.0 / 6.0 + 0.12
+# 24.15: the chance of a Fate raid on us in a game turn (two raid cards in the Fate deck).
+FATE_RAID_CHANCE = 0.12
+# 24.13: a sacked area enters unrest: about this much worse than a plain raid.
+UNREST_VALUE = 0.5
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +62,14 @@ def _map() -> tuple[dict[str, frozenset[str]], dict[str, float], dict[str, str]]
     pop = {a: float(x.get("population", 1)) for a, x in g.areas.items()}
     terrain = {a: str(x.get("terrain", "")) for a, x in g.areas.items()}
     return near, pop, terrain
+
+
+@lru_cache(maxsize=512)
+def _land(area: str) -> frozenset[str]:
+    """Land links only (24.11: a horde's reach runs over land)."""
+    from app.engine.core import geo
+
+    return frozenset(geo().land.get(area, set()))
 
 
 def _num(value: Any, default: float = 0.0) -> float:
@@ -109,8 +119,8 @@ class Politics:
 
     def score(self, seat: int) -> float:
         row = (self.view.get("score") or {}).get(str(seat))
-        if isinstance(row, dict):
-            return _num(row.get("total"))
+        if isinstance(row, dict):  # 26.2: who is winning is measured by standing
+            return _num(row.get("standing", row.get("total")))
         return _num(row)
 
     def strength(self, seat: int) -> float:
@@ -426,29 +436,58 @@ class Politics:
             bonus += 1.0  # a court taken moves or ends its government (7.52)
         return bonus
 
+    def hordes(self) -> list[dict[str, Any]]:
+        """24: the hordes and their threats, public in the view's ``world``."""
+        world = self.view.get("world") or {}
+        rows = world.get("hordes") if isinstance(world, dict) else None
+        return [h for h in rows or [] if isinstance(h, dict)]
+
     def frontier(self) -> list[str]:
-        """24.1: our areas next to an independent steppe or desert area."""
-        near, _, terrain = _map()
-        out = []
-        for a in self.held(self.seat):
-            for nb in near.get(a, frozenset()):
-                row = self.areas.get(nb)
-                if (
-                    isinstance(row, dict)
-                    and row.get("owner") is None
-                    and terrain.get(nb) in ("steppe", "desert")
-                ):
-                    out.append(a)
-                    break
-        return out
+        """24.11: our areas in some horde's reach (its homeland or next to it by land)."""
+        mine = set(self.held(self.seat))
+        out: set[str] = set()
+        for h in self.hordes():
+            home = [a for a in h.get("homeland") or [] if isinstance(a, str)]
+            reach = set(home)
+            for a in home:
+                reach |= _land(a)
+            out |= mine & reach
+        return sorted(out)
+
+    def threats(self) -> list[dict[str, Any]]:
+        """24.12: the hordes that have picked one of our areas and not yet ridden."""
+        return [
+            h
+            for h in self.hordes()
+            if h.get("owner") == self.seat and h.get("target") and not h.get("rode")
+        ]
+
+    def tribute_price(self) -> int:
+        """24.2: the tribute's price, from the public threats and the pack's knobs."""
+        import math
+        from fractions import Fraction
+
+        from app.engine.world import knobs
+
+        k = knobs("nomads")["tribute"]
+        strength = sum(_num(h.get("strength")) for h in self.threats())
+        per = Fraction(str(k.get("per_strength", 0.5)))
+        return max(int(k.get("min", 1)), math.ceil(per * Fraction(str(strength))))
+
+    def raid_harm(self, area: str, odds: dict[str, Any]) -> float:
+        """What a raid with these odds (24.13: raid, sack) costs us in ``area``."""
+        hit = _num(odds.get("raid")) + _num(odds.get("sack"))
+        return hit * self.social_level_value(area) + _num(odds.get("sack")) * UNREST_VALUE
 
     def raid_loss(self) -> float:
-        """The expected loss to nomad raids over the rest of this game turn (24.1)."""
+        """The expected loss to the hordes threatening us this game turn (24.12-24.13),
+        plus a Fate raid now and then on any frontier (24.15)."""
+        loss = sum(self.raid_harm(str(h["target"]), h.get("odds") or {}) for h in self.threats())
         frontier = self.frontier()
-        if not frontier:
-            return 0.0
-        per_raid = sum(self.social_level_value(a) for a in frontier) / len(frontier)
-        return RAID_CHANCE_PER_TURN * per_raid
+        if frontier:
+            per_raid = sum(self.social_level_value(a) for a in frontier) / len(frontier)
+            loss += FATE_RAID_CHANCE * per_raid
+        return loss
 
     def social_level_value(self, area: str) -> float:
         """What losing one social level of ``area`` costs: an area yields at most its

@@ -95,6 +95,21 @@ POLITICS: tuple[str, ...] = (
     "inherit_contests_20_43",
     "verdicts_defied",
     "neutral_peace",
+) + (
+    # The world that acts (rules 17.5x, 19.34, 21.31, 24): see ``count_world``.
+    "usurpers_raised",
+    "usurper_stirs",
+    "usurper_rebellions",
+    "usurper_conquests",
+    "usurper_sways",
+    "usurpers_fallen",
+    "usurper_buy_offs",
+    "exile_returns_via_usurper",
+    "horde_threats",
+    "horde_raids",
+    "raids_defended",
+    "raids_repulsed",
+    "heirless_unrest",
 )
 
 
@@ -170,6 +185,42 @@ def count_politics(
         new = owners_after.get(area)
         if isinstance(old, int) and isinstance(new, int) and old != new:
             counts["pvp_conquests"] += 1
+    count_world(counts, events)
+
+
+def count_world(counts: dict[str, int], events: list[dict[str, Any]]) -> None:
+    """Add the world's doings in ``events`` to ``counts``: usurpers (17.5-17.57),
+    exiles returning through them (21.31), hordes (24.12-24.15), heirless unrest (19.34)."""
+    for event in events:
+        rule = event.get("rule")
+        data = event.get("data") or {}
+        what = data.get("event")
+        if rule == "17.5" and what == "raised":
+            counts["usurpers_raised"] += 1
+        elif rule == "17.53" and what == "stir":
+            counts["usurper_stirs"] += 1
+        elif rule == "17.53" and what == "rebellion":
+            counts["usurper_rebellions"] += 1
+        elif rule == "17.54" and data.get("result") == "taken":
+            counts["usurper_conquests" if what == "conquest" else "usurper_sways"] += 1
+        elif rule == "17.57" and what == "fell":
+            counts["usurpers_fallen"] += 1
+        elif what == "bought":
+            counts["usurper_buy_offs"] += 1
+        elif rule == "24.12" and data.get("threat"):
+            counts["horde_threats"] += 1
+        elif rule in ("24.13", "24.15") and data.get("result") in ("raid", "sack"):
+            counts["horde_raids"] += 1
+        elif rule == "13.21" and "horde" in data:
+            counts["raids_defended"] += 1
+        elif rule == "24.14":
+            counts["raids_repulsed"] += 1
+        elif rule == "19.34" and what == "heirless":
+            counts["heirless_unrest"] += 1
+        if rule == "21.31" and event.get("kind") in ("exile", "usurper"):
+            if what == "bought" and not data.get("exile"):
+                continue
+            counts["exile_returns_via_usurper"] += 1
 
 
 def owners(state: dict[str, Any]) -> dict[str, Any]:
@@ -177,7 +228,7 @@ def owners(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_bust(event: dict[str, Any]) -> bool:
-    """Whether an event reports a failed petition (two strikes: rules 5.6)."""
+    """Whether an event reports a failed petition (rules 5.6)."""
     kind = str(event.get("kind", ""))
     return kind in {"petition_failed", "petition_bust", "bust"} or (
         "petition" in kind and ("fail" in kind or "bust" in kind)

@@ -20,7 +20,11 @@ power played), ``petition_bust_rate`` (busts / petitions),
 ``politics_per_game`` (per game: ``wars_declared``, ``hegemony_claims``,
 ``coalition_joins``, ``peace_made``, ``parleys_called``, ``parleys_carried``,
 ``pvp_conquests`` (areas taken from another player), ``exiles``, ``returns``,
-``asylum_granted``, ``tribute_paid``), ``politics_mean`` and
+``asylum_granted``, ``tribute_paid``, and the world's doings, rules 17.5-24:
+``usurpers_raised``, ``usurper_stirs``, ``usurper_rebellions``, ``usurper_conquests``,
+``usurper_sways``, ``usurpers_fallen``, ``usurper_buy_offs``, ``exile_returns_via_usurper``,
+``horde_threats`` (from game turn 2: turn 1's are chosen at set-up), ``horde_raids``,
+``raids_defended``, ``raids_repulsed``, ``heirless_unrest``), ``politics_mean`` and
 ``games_with_pvp_conquest``,
 ``errors`` (exceptions, illegal bot choices, stalls: must be 0), ``error_samples``,
 and ``by_scenario`` with the same figures per scenario.

@@ -175,7 +175,7 @@ def leaf_value(state: State, seat: int) -> float:
     worth = []
     for s, p in enumerate(state["players"]):
         worth.append(
-            float(scores[s]["total"])
+            float(scores[s]["standing"])  # 26.2: total less the victory level
             + 0.5 * (int(p["popularity"]) % 2)
             + extra[s]
             + 0.15 * float(p["talents"])
@@ -208,6 +208,18 @@ class _LazyScore(Mapping[str, Any]):
         return len(self._state["players"])
 
 
+def _rollout_interrupt(state: State) -> dict[str, Any] | None:
+    """The public part of an interrupt the policy reads: an endeavour's target, or a
+    horde's raid (rules 24.13: its kind, target and rating)."""
+    it = state["interrupt"]
+    if it is not None:
+        return {"target": it["action"]["target"]}
+    raid = (state.get("world") or {}).get("raid")
+    if raid is not None:
+        return {"kind": "raid", "target": raid["area"], "rating": raid["rating"]}
+    return None
+
+
 def rollout_view(state: State, seat: int, prompts: list[dict[str, Any]]) -> dict[str, Any]:
     """What the standard policy reads of ``engine.view``, built cheaply for a rollout.
 
@@ -217,7 +229,6 @@ def rollout_view(state: State, seat: int, prompts: list[dict[str, Any]]) -> dict
     """
     p = state["players"][seat]
     deck = p["deck"]
-    it = state["interrupt"]
     pa = state["parley"]
     return {
         "turn": state["turn"],
@@ -244,7 +255,7 @@ def rollout_view(state: State, seat: int, prompts: list[dict[str, Any]]) -> dict
         "coalitions": state["relations"]["coalitions"],
         "score": _LazyScore(state),
         "prompts": prompts,
-        "interrupt": None if it is None else {"target": it["action"]["target"]},
+        "interrupt": _rollout_interrupt(state),
         "parley": None if pa is None else {"caller": pa["caller"], "area": pa["area"]},
         "me": {
             "seat": seat,

@@ -822,6 +822,9 @@ def _check_scenarios(
             for key in ("talents", "influence"):
                 _need_int(rep, pwhere, power, key, 0)
             _need_int(rep, pwhere, power, "popularity")
+            level = power.get("victory_level", 0)
+            if type(level) is not int or not -100 <= level <= 100:
+                rep.error(f"{pwhere}: victory_level must be a whole number from -100 to 100")
             line = _id_list(rep, pwhere, power, "rulers", set(rulers), "ruler")
             if not line:
                 rep.error(f"{pwhere}: needs at least one ruler")
@@ -974,6 +977,105 @@ def _check_scenarios(
 # ------------------------------------------------------------------ entry point
 
 
+# The knobs of world.json (rules 17.5, 19.34, 24): section -> key -> kind.
+WORLD_KNOBS: dict[str, dict[str, str]] = {
+    "usurpers": {
+        "margin": "int",
+        "rating": "range",
+        "stir_first": "int",
+        "agitation": "int",
+        "expand_at": "int",
+        "max_areas": "int",
+        "buy_off": "object",
+    },
+    "nomads": {"raid": "object", "tribute": "object", "hordes": "list"},
+    "heirless": {"unrest_areas": "int"},
+}
+WORLD_INNER: dict[str, tuple[str, ...]] = {
+    "buy_off": ("per_rating", "per_population"),
+    "raid": ("sack_at", "raid_at", "growth", "setback", "victory_popularity"),
+    "tribute": ("per_strength", "min"),
+}
+
+
+def _check_world(rep: Report, data: Any, g: _Geo) -> None:
+    """world.json: the usurpers', hordes' and heirless deaths' knobs (optional file;
+    when present, every section and knob is required)."""
+    if not isinstance(data, dict):
+        rep.error("world.json: must be an object {usurpers, nomads, heirless}")
+        return
+    for section, keys in WORLD_KNOBS.items():
+        sec = data.get(section)
+        if not isinstance(sec, dict):
+            rep.error(f"world.json: {section!r} must be an object")
+            continue
+        for key, kind in keys.items():
+            value = sec.get(key)
+            where = f"world.json {section}.{key}"
+            if kind == "int" and not _is_int(value):
+                rep.error(f"{where} must be an integer")
+            elif kind == "range" and not (
+                isinstance(value, list)
+                and len(value) == 2
+                and all(_is_int(v) for v in value)
+                and value[0] <= value[1]
+            ):
+                rep.error(f"{where} must be [min, max] integers")
+            elif kind == "object":
+                if not isinstance(value, dict):
+                    rep.error(f"{where} must be an object")
+                    continue
+                for inner in WORLD_INNER[key]:
+                    if not _is_num(value.get(inner)):
+                        rep.error(f"{where}.{inner} must be a number")
+            elif kind == "list":
+                if not isinstance(value, list):
+                    rep.error(f"{where} must be a list of hordes")
+                    continue
+                _check_hordes(rep, value, g)
+    for key in data:
+        if key not in WORLD_KNOBS and key != "note":
+            rep.error(f"world.json: unknown section {key!r}")
+
+
+def _check_hordes(rep: Report, hordes: list[Any], g: _Geo) -> None:
+    seen: set[str] = set()
+    for i, h in enumerate(hordes):
+        where = f"world.json horde #{i}"
+        if not isinstance(h, dict):
+            rep.error(f"{where} is not an object")
+            continue
+        hid = h.get("id")
+        if not isinstance(hid, str) or not SLUG.match(hid):
+            rep.error(f"{where}: id must be a slug")
+        elif hid in seen:
+            rep.error(f"{where}: id {hid!r} is used more than once")
+        else:
+            seen.add(hid)
+        home = h.get("homeland")
+        if not isinstance(home, list) or not home:
+            rep.error(f"{where}: homeland must be a non-empty list of areas")
+        else:
+            for a in home:
+                if a not in g.areas:
+                    rep.error(f"{where}: homeland area {a!r} is not on the map")
+        names = h.get("names")
+        if (
+            not isinstance(names, list)
+            or not names
+            or not all(
+                isinstance(n, list) and len(n) == 2 and _is_int(n[0]) and _text(n[1]) for n in names
+            )
+        ):
+            rep.error(f"{where}: names must be a list of [from_year, name]")
+        raw = [h.get(k) for k in ("min_strength", "strength", "max_strength")]
+        nums = [n for n in raw if _is_int(n)]
+        if len(nums) != 3:
+            rep.error(f"{where}: min_strength, strength and max_strength must be integers")
+        elif not nums[0] <= nums[1] <= nums[2]:
+            rep.error(f"{where}: min_strength <= strength <= max_strength")
+
+
 def validate(data_dir: Path | None = None, *, check_map: bool = True) -> Report:
     """Check the pack in ``data_dir`` (default: the installed pack).
 
@@ -999,6 +1101,8 @@ def validate(data_dir: Path | None = None, *, check_map: bool = True) -> Report:
         if isinstance(b, dict)
     }
     _check_scenarios(rep, files.get("scenarios"), g, rulers, notables, burden_ids)
+    if "world" in files:
+        _check_world(rep, files["world"], g)
 
     shapes = _map_shapes(rep) if check_map else None
     if shapes is not None:

@@ -105,8 +105,10 @@ def petition_pile(p: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def strike_types(p: dict[str, Any], petition: bool) -> list[str]:
-    """5.6: the advisor types that strike on the next draw: those sent away this
-    year, and on a petition the one about to be sent away."""
+    """5.6: the advisor types that fail a petition on the next draw: those sent away
+    this turn, and on a petition the one about to be sent away."""
+    if not petition:
+        return []  # a year's first draw is never struck by an earlier petition
     types = list(p.get("passed", []))
     hand = p["deck"]["hand"]
     if petition and hand is not None:

@@ -20,6 +20,7 @@ from app.engine.core import (
 from app.engine.deck import add_burden
 from app.engine.grand import religion_gap
 from app.engine.rules import PLUNDER_TABLE, REBELLION_REVOLT_AT, REBELLION_UNREST_AT
+from app.engine.world import knobs
 
 Term = dict[str, Any]
 
@@ -34,7 +35,12 @@ def yield_bonus(state: State, area_id: str) -> int:
 
 
 def rebellion_terms(
-    state: State, seat: int, area_id: str, demanded: int, waived: list[int] | None = None
+    state: State,
+    seat: int,
+    area_id: str,
+    demanded: int,
+    waived: list[int] | None = None,
+    extra: list[Term] | None = None,
 ) -> list[Term]:
     """17.2: the rebellion value of an area, term by term."""
     g = geo()
@@ -82,6 +88,7 @@ def rebellion_terms(
     )
     if mod:
         terms.append({"term": "temples, laws and notables", "value": mod, "rule": "17.28"})
+    terms += extra or []  # e.g. 17.53: a usurper's agitation
     return terms
 
 
@@ -115,10 +122,14 @@ def rebellion_check(
     events: list[dict[str, Any]],
     waived: list[int] | None = None,
     rule: str = "17.3",
+    extra: list[Term] | None = None,
+    join: str | None = None,
 ) -> str:
-    """17.3: roll 2d6 on the Unrest & Rebellion table. Returns none | unrest | rebellion."""
+    """17.3: roll 2d6 on the Unrest & Rebellion table. Returns none | unrest | rebellion.
+    ``extra`` terms join the rebellion value (17.53); a rebellion stirred by a usurper
+    ``join``s him (17.53) instead of raising another (17.5)."""
     g = geo()
-    terms = rebellion_terms(state, seat, area_id, demanded, waived)
+    terms = rebellion_terms(state, seat, area_id, demanded, waived, extra)
     value = sum(int(t["value"]) for t in terms)
     a, b = rng.die(state), rng.die(state)
     total = a + b + value
@@ -140,18 +151,30 @@ def rebellion_check(
     if result == "unrest":
         area["unrest"] = True
     elif result == "rebellion":
-        revolt(state, seat, area_id, events, usurper=total >= REBELLION_REVOLT_AT + USURPER_MARGIN)
+        margin = int(knobs("usurpers")["margin"])
+        revolt(
+            state,
+            seat,
+            area_id,
+            events,
+            usurper=total >= REBELLION_REVOLT_AT + margin,
+            join=join,
+        )
     return result
 
 
-USURPER_MARGIN = 3  # 17.5
-
-
 def revolt(
-    state: State, seat: int, area_id: str, events: list[dict[str, Any]], usurper: bool = False
+    state: State,
+    seat: int,
+    area_id: str,
+    events: list[dict[str, Any]],
+    usurper: bool = False,
+    join: str | None = None,
 ) -> None:
     """17.4: the area becomes independent; an Unrest burden enters the deck (5.7).
-    17.5: a rebellion that beats the table by 3 or more raises a usurper."""
+    17.5: a rebellion that beats the table by the usurpers' margin raises a usurper;
+    17.53: one a usurper stirred joins him."""
+    from app.engine import usurpers as usurpers_
     from app.engine.endeavours import change_owner
 
     g = geo()
@@ -159,15 +182,6 @@ def revolt(
     area = state["areas"][area_id]
     area["unrest"] = False
     area["rebel_of"] = seat
-    if usurper:
-        area["usurper"] = f"usurper of {g.areas[area_id]['name']}"
-        emit(
-            state,
-            events,
-            f"A usurper seizes {g.areas[area_id]['name']}: diplomacy there is at -5 (12.20).",
-            "17.5",
-            "usurper",
-        )
     add_burden(state, seat, "unrest")
     emit(
         state,
@@ -176,6 +190,18 @@ def revolt(
         "17.4",
         "rebellion",
     )
+    if join is not None and join in usurpers_.usurpers(state):
+        usurpers_.join(state, join, area_id)
+        emit(
+            state,
+            events,
+            f"{g.areas[area_id]['name']} goes over to {usurpers_.usurpers(state)[join]['name']}.",
+            "17.53",
+            "usurper",
+            data={"usurper": join, "area": area_id, "owner": seat, "event": "rebellion"},
+        )
+    elif usurper:
+        usurpers_.raise_usurper(state, area_id, seat, events)
 
 
 def tax_options(state: State, seat: int) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ from app.engine.core import (
 from app.engine.deck import remove_card
 from app.engine.grand import religion_gap
 from app.engine.memo import owner_changed
+from app.engine.nomads import tribute_open, tribute_price
 from app.engine.rules import (
     MAX_EXTRA_TALENTS,
     NEGATIVE,
@@ -35,6 +36,9 @@ from app.engine.rules import (
     SPECS,
     result_for,
 )
+from app.engine.usurpers import area_lost as usurper_area_lost
+from app.engine.usurpers import courts as usurper_courts
+from app.engine.usurpers import of_area as usurper_of
 
 Term = dict[str, Any]
 
@@ -209,9 +213,10 @@ def targets(
                 out.append((a, a, None))
     elif t == "any_area":
         courts = {q["court"] for i, q in enumerate(state["players"]) if i != seat}
+        courts |= usurper_courts(state)
         for a, s in sorted(areas.items()):
-            if a in courts or s.get("usurper_court"):
-                continue  # 12.16
+            if a in courts:
+                continue  # 12.16: no rival's court, no usurper's court
             if s["owner"] == seat and seat in s["ties"]:
                 continue  # 12.14: nothing left to gain
             out.append((court, a, None))
@@ -220,7 +225,8 @@ def targets(
             if claim_possible(state, seat, a):
                 out.append((court, a, None))
     elif t == "court":
-        out.append((court, court, None))
+        if kind != "tribute" or tribute_open(state, seat):  # 24.2
+            out.append((court, court, None))
     elif t == "burden":
         for ref in burden_targets(state, seat, kind):
             out.append((court, ref, None))
@@ -273,6 +279,8 @@ def base_cost(
         cost = int(g.buildings[option]["cost"])
     if kind == "science":
         cost = int(g.innovations[target]["cost"])
+    if kind == "tribute":
+        cost = tribute_price(state, seat)  # 24.2: priced against the hordes' threat
     terms.append({"term": f"{kind} cost", "value": cost, "rule": spec["rule"]})
     if spec["where"] in ("foreign", "domestic") and target in state["areas"]:
         sea = (loc_costs(state, seat) if costs is None else costs).get(target, 0)
@@ -365,6 +373,12 @@ def rating(
         if pen:
             terms.append(
                 {"term": "enemy C results against the area", "value": -pen, "rule": "10.33"}
+            )
+    if kind in ("conquest", "pillage") and tarea is not None and tarea["usurper"]:
+        u = usurper_of(state, target)
+        if u is not None:
+            terms.append(
+                {"term": f"{u['name']} defends", "value": -int(u["rating"]), "rule": "17.55"}
             )
     if kind == "diplomacy" and tarea is not None:
         owner = tarea["owner"]
@@ -530,7 +544,8 @@ def change_owner(
     area["partial"] = {}  # 10.38: every other player's partial conquest is removed
     area["convert"] = {}  # 22.21
     area["rebel_of"] = None
-    area["usurper"] = None  # 17.5: a usurper falls with his area
+    if area["usurper"]:
+        usurper_area_lost(state, area_id, events)  # 17.57
     for other_id, other in state["areas"].items():  # 10.37
         for s in list(other["partial"]):
             if area_id in other["partial"][s]:

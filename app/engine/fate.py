@@ -95,47 +95,17 @@ def _pick_areas(state: State, seat: int, n: int, exclude_court: bool = False) ->
 
 
 def frontier(state: State, seat: int) -> list[str]:
-    """24.1: own areas next to an independent steppe or desert area."""
-    g = geo()
-    out = []
-    for a in owned(state, seat):
-        for nb in g.land.get(a, ()):
-            if state["areas"][nb]["owner"] is None and g.areas[nb].get("terrain") in (
-                "steppe",
-                "desert",
-            ):
-                out.append(a)
-                break
-    return out
+    """24.11: the seat's areas within some horde's reach."""
+    from app.engine.nomads import frontier as horde_frontier
+
+    return horde_frontier(state, seat)
 
 
 def raid(state: State, seat: int, amount: int, events: list[dict[str, Any]]) -> None:
-    """24.1: nomads raid frontier areas unless tribute was paid this game turn (24.2)."""
-    g = geo()
-    p = player(state, seat)
-    if p["tribute_turn"] == state["turn"]:
-        emit(
-            state,
-            events,
-            f"The nomads keep the peace: {name(state, seat)} paid tribute.",
-            "24.2",
-            "nomads",
-        )
-        return
-    cands = frontier(state, seat)
-    for _ in range(amount):
-        if not cands:
-            break
-        a = cands.pop(rng.below(state, len(cands)))
-        area = state["areas"][a]
-        area["social"] = max(-3, area["social"] - 1)
-        emit(
-            state,
-            events,
-            f"Nomads raid {g.areas[a]['name']}: it loses a social level.",
-            "24.1",
-            "nomads",
-        )
+    """24.15: a Fate raid falls on the seat's frontier unless tribute was paid (24.2)."""
+    from app.engine.nomads import fate_raid
+
+    fate_raid(state, seat, amount, events)
 
 
 def resolve_event(
@@ -165,7 +135,7 @@ def resolve_event(
             )
         add_burden(state, seat, "plague")
     elif op == "barbarian_raid":
-        raid(state, seat, int(eff.get("amount", 1)), events)
+        raid(state, seat, int(eff.get("amount", 1)), events)  # 24.15
     elif op == "popularity":
         p["popularity"] += int(eff.get("amount", 1))
     elif op == "influence":
@@ -298,6 +268,9 @@ def die(
             "19.33",
             "death",
         )
+        from app.engine.usurpers import heirless_unrest
+
+        heirless_unrest(state, seat, events)  # 19.34
 
 
 # ---------------------------------------------------------------- holdings (19.4)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import grand, memo, rng
+from app.engine import grand, memo, nomads, rng, usurpers
 from app.engine.clone import copy_state
 from app.engine.core import (
     State,
@@ -55,12 +55,12 @@ from app.engine.fate import (
     mortality_check,
     new_fate_deck,
     play_holding,
-    raid,
     ruler_emperor,
 )
 from app.engine.market import new_market, recruit, recruit_options
 from app.engine.market import upkeep as market_upkeep
 from app.engine.rules import MAX_DIPLO_MOVES, MAX_EXTRA_TALENTS, ROUNDS_PER_TURN, YEARS_PER_ROUND
+from app.engine.world import new_world
 
 SCHEMA = 1
 
@@ -131,6 +131,7 @@ def new_game(
         "initiative": None,
         "over": False,
         "result": None,
+        "world": new_world(),  # 17.5, 24: usurpers and hordes
     }
     independents = sc.get("independents") or {}
     # 7.2: the map's languages and religions are those of c. 200 BC–200 AD; a scenario of
@@ -259,6 +260,7 @@ def start_game_turn(state: State, events: list[dict[str, Any]]) -> None:
         "turn",
     )
     state["round"] = 0
+    nomads.choose_targets(state, events)  # 24.12
     if len(state["players"]) > 1:
         state["phase"] = "diplomacy"
         state["diplo"] = {
@@ -398,8 +400,13 @@ def end_player_turn(state: State, seat: int, events: list[dict[str, Any]]) -> No
 
 
 def end_round(state: State, events: list[dict[str, Any]]) -> None:
-    """4.6: emperors age five years each round."""
+    """4.6: emperors age five years each round. Before that the usurpers act (17.52)
+    and, after the last round, the hordes ride (24.13); a raid may wait for its
+    defender, and the round's end goes on after the answer (`h_defend`)."""
     state["active"] = None
+    usurpers.act(state, events)  # 17.52
+    if state["round"] >= state["rounds"] and not nomads.ride(state, events):
+        return  # 24.13: a raid waits for its defender
     for s in seats(state):
         e = player(state, s)["emperor"]
         e["age"] += YEARS_PER_ROUND
@@ -411,11 +418,9 @@ def end_round(state: State, events: list[dict[str, Any]]) -> None:
 
 
 def upkeep(state: State, events: list[dict[str, Any]]) -> None:
-    """4.7: nomads, mortality of old emperors, the market; then the next game turn or the end."""
+    """4.7: mortality of old emperors, the market; then the next game turn or the end.
+    (The hordes rode at the end of the last round: 24.13.)"""
     state["phase"] = "upkeep"
-    for s in seats(state):
-        if rng.die(state) == 6:
-            raid(state, s, 1, events)  # 24.1
     for s in seats(state):
         if player(state, s)["emperor"]["age"] >= 50:
             mortality_check(state, s, 0, events, "old age")  # 19.31
@@ -424,7 +429,7 @@ def upkeep(state: State, events: list[dict[str, Any]]) -> None:
     if len(state["players"]) > 1:  # 4.8: catch-up for the trailing power
         from app.engine.scoring import score
 
-        totals = {s: v["total"] for s, v in score(state).items()}
+        totals = {s: v["standing"] for s, v in score(state).items()}  # 26.2
         low = min(totals.values())
         if low < max(totals.values()):
             for s in sorted(totals):
@@ -457,7 +462,9 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
     emit(
         state,
         events,
-        f"The game ends. {name(state, res['winner'])} wins with {res['scores'][str(res['winner'])]['total']} points.",
+        f"The game ends. {name(state, res['winner'])} wins with a standing of "
+        f"{res['scores'][str(res['winner'])]['standing']} "
+        f"({res['scores'][str(res['winner'])]['total']} points).",
         "26.2",
         "over",
         data=res,
@@ -467,7 +474,13 @@ def finish(state: State, events: list[dict[str, Any]]) -> None:
 def advance(state: State, events: list[dict[str, Any]]) -> None:
     """Run automatic steps until someone must decide."""
     for _ in range(10000):
-        if state["over"] or state["parley"] or state["request"] or state["interrupt"]:
+        if (
+            state["over"]
+            or state["parley"]
+            or state["request"]
+            or state["interrupt"]
+            or nomads.pending_raid(state)
+        ):
             return
         if grand.blocking(state) or grand.start_due(state, events):  # 20.14, 20.44
             return
@@ -689,6 +702,8 @@ def pending(state: State) -> list[dict[str, Any]]:
                 "rating": it["rating"],
             }
         ]
+    if nomads.pending_raid(state):
+        return [nomads.prompt(state)]  # 24.13
     phase = state["phase"]
     if phase == "diplomacy":
         d = state["diplo"]
@@ -790,6 +805,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             {"type": "diplo", "move": f"accept_{what}", "power": power},
             {"type": "diplo", "move": f"reject_{what}", "power": power},
         ]
+    if kind == "defend" and nomads.pending_raid(state):
+        return nomads.defend_actions(state, seat)  # 24.13
     if kind == "defend":
         it = state["interrupt"]
         cost = defense_cost(state, seat, it["action"]["target"]) or 1
@@ -848,6 +865,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
     out += grand.turn_actions(state, seat)  # 20.14, 20.45
+    out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:
             out.append({"type": "remove_tie", "area": a})  # 12.43
@@ -931,6 +949,7 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "call_parley",
             "remove_tie",
             "reduce_fort",
+            "buy_off",
             "end_turn",
             "offer",
             "readmission",
@@ -1080,7 +1099,6 @@ def h_draw(state: State, seat: int, action: dict[str, Any], events: list[dict[st
     p["years_left"] -= 1
     p["petitions"] = 0
     p["strikes"] = 0
-    p["passed"] = []
     p["shield_used"] = False
     p["redraw"] = False
     _draw_into_hand(state, seat, events)
@@ -1106,7 +1124,7 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
                 "strike",
             )
             return
-        p["strikes"] += 1
+        p["strikes"] = max(2, p["strikes"] + 1) if p["petitions"] else p["strikes"] + 1
         emit(
             state,
             events,
@@ -1114,14 +1132,15 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
             "5.6",
             "strike",
         )
-    elif card_type(card) in p.get("passed", []):
-        # 5.6: an advisor of a type already sent away this year is offended: a strike.
-        p["strikes"] += 1
+    elif p["petitions"] and card_type(card) in p.get("passed", []):
+        # 5.6: on a petition, an advisor of a type already sent away this turn will not
+        # be passed over twice: the petition fails at once (two strikes).
+        p["strikes"] = max(2, p["strikes"] + 1)
         emit(
             state,
             events,
-            f"{name(state, seat)} draws an advisor of a type already sent away this year:"
-            f" strike {p['strikes']}.",
+            f"{name(state, seat)} draws an advisor of a type already sent away this turn:"
+            " he will not be passed over twice.",
             "5.6",
             "strike",
         )
@@ -1231,6 +1250,10 @@ def _finish_endeavour(
 
 def h_defend(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """13.2: the defender spends a year and talents to lower the attacker's rating."""
+    if nomads.pending_raid(state):
+        nomads.answer(state, seat, action, events)  # 24.13
+        end_round(state, events)  # the round's end goes on
+        return
     it = state["interrupt"]
     state["interrupt"] = None
     d = player(state, seat)
@@ -1371,6 +1394,14 @@ def h_end_turn(
     state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
 ) -> None:
     end_player_turn(state, seat, events)
+
+
+def h_buy_off(
+    state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    """17.56 / 21.31: buy off a usurper."""
+    _close_tax(state, seat)
+    usurpers.buy_off(state, seat, action, events)
 
 
 def h_choose_slot(
@@ -1611,6 +1642,7 @@ HANDLERS = {
     "remove_tie": h_remove_tie,
     "reduce_fort": h_reduce_fort,
     "end_turn": h_end_turn,
+    "buy_off": h_buy_off,
     "choose_slot": h_choose_slot,
     "diplo": h_diplo,
     **grand.HANDLERS,

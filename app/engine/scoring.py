@@ -8,10 +8,21 @@ from app.engine.core import State, geo, owned, player
 from app.engine.rules import solitaire_band
 
 
+def victory_levels(state: State) -> dict[int, int]:
+    """26.2: each power's victory level, a knob of the scenario in the content pack
+    (``victory_level`` of the power, 0 when absent). EMA measures each player against
+    a level of his own; here the levels even out the powers' unequal starts."""
+    sc = geo().scenarios.get(str(state.get("scenario")), {})
+    by_power = {str(pw.get("id")): int(pw.get("victory_level", 0)) for pw in sc.get("powers", [])}
+    return {s: by_power.get(str(p["power"]), 0) for s, p in enumerate(state["players"])}
+
+
 def score(state: State) -> dict[int, dict[str, Any]]:
     """26.1: areas by population, +2 per owned area with your claim, monuments,
-    innovations, banked points (conversions) and half your popularity."""
+    innovations, banked points (conversions) and half your popularity; 26.2: the
+    standing is the total less the power's victory level."""
     g = geo()
+    levels = victory_levels(state)
     out: dict[int, dict[str, Any]] = {}
     for seat in range(len(state["players"])):
         p = player(state, seat)
@@ -46,16 +57,19 @@ def score(state: State) -> dict[int, dict[str, Any]]:
             "banked": banked,
             "hegemony": hegemony,
             "total": total,
+            "level": levels[seat],
+            "standing": total - levels[seat],
         }
     return out
 
 
 def outcome_of(state: State) -> dict[str, Any]:
-    """26.2: the highest total wins; ties go to more areas, then more talents, then seat order."""
+    """26.2: the highest standing (total less victory level) wins; ties go to more
+    areas, then more talents, then seat order."""
     sc = score(state)
     ranking = sorted(
         sc,
-        key=lambda s: (-sc[s]["total"], -len(owned(state, s)), -player(state, s)["talents"], s),
+        key=lambda s: (-sc[s]["standing"], -len(owned(state, s)), -player(state, s)["talents"], s),
     )
     ratings = {
         str(s): solitaire_band(sc[s]["total"] - int(player(state, s)["start_score"])) for s in sc

@@ -6,13 +6,20 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import grand, memo
+from app.engine import grand, memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, geo, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.economy import rebellion_odds, rebellion_terms
 from app.engine.endeavours import base_cost, defense_terms, endeavour_is_open, rating, result_odds
 from app.engine.errors import IllegalAction
 from app.engine.flow import pending
+from app.engine.politics import (
+    explain_call_parley,
+    explain_diplo,
+    explain_recruit,
+    explain_vote,
+    politics_part,
+)
 from app.engine.rules import RESULT_TEXT, SPECS
 from app.engine.scoring import score
 
@@ -81,6 +88,7 @@ def _public_player(state: State, seat: int) -> dict[str, Any]:
         "holdings_count": len(p["holdings"]),
         "court": p["court"],
         "exiled": p["exiled"],
+        "asylum": p["asylum"],
         "accursed": p["accursed"],
         "vp": p["vp"],
         "strikes": p["strikes"],
@@ -136,6 +144,19 @@ def _market(state: State, seat: int | None) -> dict[str, Any]:
 
 def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
     it = state["interrupt"]
+    raid = nomads.pending_raid(state)
+    if it is None and raid is not None:  # 24.13: a horde's raid waits for its defender
+        return {
+            "attacker": None,
+            "horde": raid["horde"],
+            "horde_name": nomads.horde_name(state, raid["horde"]),
+            "defender": raid["defender"],
+            "kind": "raid",
+            "base": None,
+            "target": raid["area"],
+            "rating": raid["rating"],
+            "terms": [dict(t) for t in raid["terms"]],
+        }
     if it is None:
         return None
     return {
@@ -147,6 +168,11 @@ def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
         "rating": it["rating"],
         "terms": [dict(t) for t in it["terms"]],
     }
+
+
+def _world(state: State, seat: int | None) -> dict[str, Any]:
+    """17.5 and 24: the usurpers and the hordes, public to all."""
+    return {"usurpers": usurpers.view(state), "hordes": nomads.view(state)}
 
 
 def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
@@ -233,6 +259,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("relations", lambda st, s: {k: dict(v) for k, v in st["relations"]["pairs"].items()}),
     ("hegemons", lambda st, s: list(st["relations"]["hegemons"])),
     ("coalitions", lambda st, s: {k: list(v) for k, v in st["relations"]["coalitions"].items()}),
+    ("politics", politics_part),
     ("prompts", lambda st, s: pending(st)),
     ("score", lambda st, s: {str(k): v for k, v in score(st).items()}),
     ("result", lambda st, s: st["result"]),
@@ -244,6 +271,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("agreements", lambda st, s: grand.agreements_view(st)),  # 20.3: public once signed
     ("verdict", lambda st, s: grand.verdict_view(st)),  # 20.41 / 20.43
     ("negotiation", lambda st, s: grand.pending_offer_public(st)),  # who, never what
+    ("world", _world),
 )
 
 
@@ -402,7 +430,8 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         from app.engine.core import has_ability
 
         shield = has_ability(state, seat, "burden_shield") and not (p["shield_used"] and petition)
-        # 5.6: a strike is a burden (unless shielded) or an advisor of a type sent away.
+        # 5.6: a strike is a burden (unless shielded) or, on a petition, an advisor of a
+        # type sent away this turn; a strike drawn by a petition fails it.
         types = strike_types(p, petition)
         type_odds: dict[str, float] = chances["by_type"]
         strike = (0.0 if shield else float(chances["burden"])) + sum(
@@ -410,7 +439,7 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         )
         out["strike_types"] = types
         out["strike_odds"] = min(1.0, strike)
-        out["bust_odds"] = out["strike_odds"] if strikes >= 1 else 0.0
+        out["bust_odds"] = out["strike_odds"] if petition else 0.0
         out["pile"] = len(pile)
         return out
     if t in ("tax", "plunder"):
@@ -436,6 +465,14 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             else {"none": 1.0, "unrest": 0.0, "rebellion": 0.0},
             "rule": "17.3",
         }
+    raid = nomads.pending_raid(state)
+    if t in ("defend", "decline") and raid is not None:
+        if raid["defender"] != seat:
+            raise IllegalAction("No attack is waiting for your answer.", "no_interrupt")
+        talents = action.get("talents", 0) if t == "defend" else 0
+        if type(talents) is not int or talents < 0:
+            raise IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
+        return nomads.explain_answer(state, seat, action)
     if t in ("defend", "decline"):
         it = state["interrupt"]
         if it is None or it["defender"] != seat:
@@ -482,5 +519,12 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "coins": row[slot]["coins"],
             "skipped": slot,
             "rule": "6.6",
+            **explain_recruit(state, seat, slot),
         }
+    if t == "diplo":
+        return explain_diplo(state, seat, action)
+    if t == "vote":
+        return explain_vote(state, seat, action)
+    if t == "call_parley":
+        return explain_call_parley(state, seat, action)
     return {"type": t, "terms": [], "odds": {}}

@@ -134,7 +134,7 @@ def coach_choice(
         seen.add("parley")
         return next((a for a in by["vote"] if a.get("choice") == "yes"), by["vote"][0])
     if "petition" in by and me.get("hand") and "petition_bust" not in seen:
-        # petition until it busts (two burdens) or can no longer be paid
+        # petition until it busts (5.6) or can no longer be paid
         return by["petition"][0]
     if int(me.get("strikes") or 0) >= 2:
         seen.add("petition_bust")
@@ -193,9 +193,10 @@ SAY: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "petition_bust": (
         "A petition that busts",
-        "A petition pays influence to set this advisor aside and draw again. Every burden "
-        "drawn is a strike, and two strikes in one year make the petition fail. Petition "
-        "now and watch the odds shown under the button: this deck is stacked so it busts.",
+        "A petition pays influence to set this advisor aside and draw again. If the new "
+        "card is a burden, or an advisor of a kind you already sent away this turn, the "
+        "petition fails. Petition now and watch the odds shown under the button: this "
+        "deck is stacked so it busts.",
         ("5.5", "5.6"),
     ),
     "endeavour": (

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.balance.cli import main
+from app.balance.aggregate import calibrated_levels
+from app.balance.cli import SCENARIOS_JSON, current_levels, main, write_levels
 from app.balance.games import plan, rotated_levels
 from app.balance.pace import seconds_for
 from app.balance.stats import percentile, wilson
@@ -75,3 +76,33 @@ def test_unknown_level_or_scenario_is_refused(capsys: pytest.CaptureFixture[str]
     assert main(["--scenario", "atlantis", "--no-report"]) == 2
     err = capsys.readouterr().err
     assert "grandmaster" in err and "atlantis" in err
+
+
+def test_calibration_evens_out_the_mean_standings() -> None:
+    figures = {
+        "powers": {
+            "han": {"mean_standing": 30.0},
+            "kushan": {"mean_standing": 20.0},
+            "rome": {"mean_standing": 25.4},
+        }
+    }
+    levels = calibrated_levels(figures, {"han": 2, "kushan": 0})
+    # The average standing is 25.13: han is 4.87 above it, kushan 5.13 below.
+    assert levels == {"han": 7, "kushan": -5, "rome": 0}
+
+
+def test_written_levels_keep_the_pack_layout(tmp_path: Path) -> None:
+    pack = tmp_path / "scenarios.json"
+    original = SCENARIOS_JSON.read_text(encoding="utf-8")
+    pack.write_text(original, encoding="utf-8")
+    now = current_levels(pack)
+    write_levels(now, pack)
+    assert pack.read_text(encoding="utf-8") == original  # unchanged levels, same bytes
+    write_levels({"teaching": {"han": 3}}, pack)
+    assert current_levels(pack)["teaching"]["han"] == 3
+    assert current_levels(pack)["teaching"]["kushan"] == now["teaching"]["kushan"]
+
+
+def test_write_levels_needs_calibrate(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--write-levels", "--no-report"]) == 2
+    assert "--calibrate" in capsys.readouterr().err

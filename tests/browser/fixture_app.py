@@ -227,9 +227,12 @@ def fixture_state() -> dict[str, Any]:
     }
 
 
-def build_app(state: dict[str, Any] | None = None) -> FastAPI:
+def build_app(state: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> FastAPI:
+    """The page against `state` (a seat view payload); `meta` replaces the fixture's
+    (e.g. the real map and content, for a state built by the engine)."""
     app = FastAPI()
     app.state.game = state or fixture_state()
+    app.state.meta = meta or fixture_meta()
     app.state.sent = []
     app.state.explain = None
     templates = Jinja2Templates(directory=str(ROOT / "templates"))
@@ -245,7 +248,7 @@ def build_app(state: dict[str, Any] | None = None) -> FastAPI:
         return templates.TemplateResponse(
             request,
             "game.html",
-            {"title": "Teaching: Kushan and Han", "meta": fixture_meta(), "csrf_token": "x"},
+            {"title": app.state.meta["title"], "meta": app.state.meta, "csrf_token": "x"},
         )
 
     @app.get("/api/games/1/view")
@@ -281,7 +284,7 @@ def build_app(state: dict[str, Any] | None = None) -> FastAPI:
                 },
             }
         if a["type"] == "petition":
-            return {"type": "petition", "cost": 1, "bust_odds": 0.0, "strike_odds": 0.1, "pile": 12}
+            return {"type": "petition", "cost": 1, "bust_odds": 0.1, "strike_odds": 0.1, "pile": 12}
         return {"note": "no breakdown"}
 
     @app.post("/api/games/1/actions")

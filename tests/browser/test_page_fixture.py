@@ -87,7 +87,7 @@ def test_only_the_offered_decisions_are_shown(page: Any) -> None:
     odds = page.locator(".draw-odds").inner_text()
     assert "30%" in odds and "burden" in odds
     page.locator(".petition-odds .explain-line").wait_for()
-    assert "10% to draw a strike (a burden)" in page.locator(".petition-odds").inner_text()
+    assert "10% that the petition fails (a burden)" in page.locator(".petition-odds").inner_text()
 
 
 def test_an_endeavour_shows_its_breakdown_before_the_commit(

@@ -441,8 +441,34 @@ def files() -> dict[str, Any]:
         "rulers": rulers,
         "notables": notables,
         "scenarios": scenarios,
+        "world": world(),
     }
     return out
+
+
+def world() -> dict[str, Any]:
+    """The real pack's usurper, nomad and heirless knobs, with two hordes of this map:
+    the Xiongnu of Mongolia (whose reach takes in Han's Hexi) and the Wusun (Tarim)."""
+    data: dict[str, Any] = json.loads((DATA / "world.json").read_text())
+    data["nomads"]["hordes"] = [
+        {
+            "id": "xiongnu",
+            "names": [[-300, "Xiongnu"], [100, "Xianbei"]],
+            "homeland": ["mongolia"],
+            "strength": 4,
+            "min_strength": 2,
+            "max_strength": 7,
+        },
+        {
+            "id": "wusun",
+            "names": [[-300, "Wusun"]],
+            "homeland": ["wusun"],
+            "strength": 2,
+            "min_strength": 1,
+            "max_strength": 5,
+        },
+    ]
+    return data
 
 
 def write_pack(directory: Path) -> Path:

@@ -60,15 +60,17 @@ def test_5_5_a_petition_needs_the_influence():
         assert err.value.code == "no_influence"
 
 
-def test_5_6_two_strikes_and_the_petition_fails():
+def test_5_6_a_burden_drawn_by_a_petition_fails_it():
     s = turn_of(game(), KUSHAN)
     p = s["players"][KUSHAN]
     p["influence"] = 10
     p["popularity"] = 5
     p["deck"]["draw"] = [card(1, "burden", "corruption"), card(2, "burden", "plot"), card(3)]
     s, ev = engine.apply(s, KUSHAN, {"type": "draw"})
-    assert s["players"][KUSHAN]["strikes"] == 1 and s["step"] == "drawn"
+    # The year's first card: a dead draw, no failure yet.
+    assert s["step"] == "drawn" and not any(e["kind"] == "bust" for e in ev)
     assert not any(a["type"] == "endeavour" for a in engine.legal_actions(s, KUSHAN))
+    assert engine.explain(s, KUSHAN, {"type": "petition"})["bust_odds"] == 0.5
     s, ev = engine.apply(s, KUSHAN, {"type": "petition"})
     q = s["players"][KUSHAN]
     assert (
@@ -81,58 +83,93 @@ def test_5_6_two_strikes_and_the_petition_fails():
     assert q["turn_record"]["fail"] == 1
 
 
-def test_5_6_a_burden_shield_cancels_the_first_strike():
+def test_5_6_one_strike_fails_even_the_first_petition():
+    s = turn_of(game(), KUSHAN)
+    p = s["players"][KUSHAN]
+    p["influence"] = 10
+    p["deck"]["draw"] = [card(1), card(2, "burden", "plot"), card(3)]
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # a burden
+    assert any(e["kind"] == "bust" for e in ev) and s["step"] == "start"
+
+
+def test_5_6_a_burden_shield_cancels_the_first_burden_of_a_year():
     s = turn_of(game(), KUSHAN)
     p = s["players"][KUSHAN]
     p["influence"] = 10
     p["deck"]["draw"] = [
-        card(1, "burden", "corruption"),
+        card(1),
         card(2, "burden", "plot"),
-        card(3),
-        card(4, "notable", "sejanus"),
+        card(3, ref="arts"),
+        card(4, "burden", "corruption"),
+        card(5, "notable", "sejanus"),  # 6.4: his burden_shield
     ]
-    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})
-    assert s["players"][KUSHAN]["strikes"] == 0
-    s, _ = engine.apply(s, KUSHAN, {"type": "petition"})
-    assert s["players"][KUSHAN]["strikes"] == 1 and s["step"] == "drawn"
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General
+    ex = engine.explain(s, KUSHAN, {"type": "petition"})
+    assert ex["bust_odds"] == 0.0  # no General is left, and the next burden is shielded
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # the plot: shielded
+    assert s["step"] == "drawn" and not any(e["kind"] == "bust" for e in ev)
+    assert s["players"][KUSHAN]["shield_used"]
+    # The shield is spent: the corruption now counts (1 of 3 left).
+    assert engine.explain(s, KUSHAN, {"type": "petition"})["bust_odds"] == 1 / 3
+    s, _ = engine.apply(s, KUSHAN, {"type": "petition"})  # an Artist
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # corruption: fails now
+    assert any(e["kind"] == "bust" for e in ev)
 
 
-def test_5_6_an_advisor_of_a_type_sent_away_is_a_strike():
+def test_5_6_an_advisor_of_a_type_sent_away_fails_the_petition():
     s = turn_of(game(), KUSHAN)
     p = s["players"][KUSHAN]
     p["influence"] = 10
     p["deck"]["draw"] = [card(1), card(2, ref="arts"), card(3), card(4, ref="arts"), card(5)]
     s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General
     ex = engine.explain(s, KUSHAN, {"type": "petition"})
-    # Sending the General away: the next draw strikes on a General (2 of 4 left).
+    # Sending the General away: the next draw fails on a General (2 of 4 left).
     assert ex["strike_types"] == ["military"] and ex["strike_odds"] == 0.5
-    assert ex["bust_odds"] == 0.0
+    assert ex["bust_odds"] == 0.5
     s, _ = engine.apply(s, KUSHAN, {"type": "petition"})  # an Artist: no strike
     q = s["players"][KUSHAN]
     assert q["strikes"] == 0 and q["passed"] == ["military"]
     assert engine.view(s, KUSHAN)["me"]["passed"] == ["military"]
     assert "passed" not in str(engine.view(s, HAN)["players"][KUSHAN])
     ex = engine.explain(s, KUSHAN, {"type": "petition"})
-    assert ex["strike_types"] == ["arts", "military"] and ex["strike_odds"] == 1.0
-    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # a General again: strike 1
-    assert s["players"][KUSHAN]["strikes"] == 1 and s["step"] == "drawn"
-    assert any(e["kind"] == "strike" for e in ev)
-    # The struck advisor may still act; the next petition busts on an Artist or General.
-    assert engine.explain(s, KUSHAN, {"type": "petition"})["bust_odds"] == 1.0
-    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})
+    # The odds grow as you press: now an Artist or a General fails it.
+    assert ex["strike_types"] == ["arts", "military"] and ex["bust_odds"] == 1.0
+    s, ev = engine.apply(s, KUSHAN, {"type": "petition"})  # a General again: it fails
     assert any(e["kind"] == "bust" for e in ev) and s["step"] == "start"
+    assert s["players"][KUSHAN]["turn_record"]["fail"] == 1
 
 
-def test_5_6_a_new_year_forgets_the_advisors_sent_away():
+def test_5_6_the_types_sent_away_stay_offended_for_the_turn():
+    s = turn_of(game(), KUSHAN)
+    p = s["players"][KUSHAN]
+    p["influence"] = 10
+    p["deck"]["draw"] = [card(1), card(2, ref="arts"), card(3), card(4, ref="arts"), card(5)]
+    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General
+    s, _ = engine.apply(s, KUSHAN, {"type": "petition"})  # an Artist
+    s, _ = engine.apply(s, KUSHAN, {"type": "dismiss"})
+    s, ev = engine.apply(s, KUSHAN, {"type": "draw"})  # a General in a new year
+    # A year's first draw is never a strike, whatever was sent away before.
+    q = s["players"][KUSHAN]
+    assert s["step"] == "drawn" and q["strikes"] == 0 and q["passed"] == ["military"]
+    assert engine.explain(s, KUSHAN, {"type": "draw"})["bust_odds"] == 0.0
+    # But a petition this year fails on an Artist as on a General.
+    ex = engine.explain(s, KUSHAN, {"type": "petition"})
+    assert ex["strike_types"] == ["military"]  # the Artist was dismissed, not sent away
+
+
+def test_5_6_a_new_turn_forgets_the_advisors_sent_away():
+    from app.engine.flow import begin_player_turn
+
     s = turn_of(game(), KUSHAN)
     p = s["players"][KUSHAN]
     p["influence"] = 10
     p["deck"]["draw"] = [card(1), card(2, ref="arts"), card(3), card(4)]
     s, _ = engine.apply(s, KUSHAN, {"type": "draw"})
     s, _ = engine.apply(s, KUSHAN, {"type": "petition"})
-    s, _ = engine.apply(s, KUSHAN, {"type": "dismiss"})
-    s, _ = engine.apply(s, KUSHAN, {"type": "draw"})  # a General in a new year
-    assert s["players"][KUSHAN]["strikes"] == 0 and s["players"][KUSHAN]["passed"] == []
+    assert s["players"][KUSHAN]["passed"] == ["military"]
+    begin_player_turn(s, KUSHAN, [])
+    assert s["players"][KUSHAN]["passed"] == [] and s["players"][KUSHAN]["strikes"] == 0
 
 
 def test_5_3_an_empty_draw_pile_is_reshuffled_from_the_discard():

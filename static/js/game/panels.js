@@ -1,6 +1,7 @@
 // The side panels: rulers (emperor, seven statures, treasury), my advisors (deck, odds),
 // the Court market, the result-counter pool, relations, scores, and "waiting for".
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
+import { standings, rulerBadges } from "./politics.js";
 
 export const STATURES = ["military", "administration", "diplomacy", "architecture", "arts", "philosophy", "intrigue"];
 
@@ -34,6 +35,7 @@ function statRow(label, value, cls = "") {
 export function renderRulers(node, state, ctx) {
   const view = state.view || {};
   const players = view.players || [];
+  const politics = standings(view);
   fill(node, players.map((p, seat) => {
     const emp = p.emperor || {};
     const mine = seat === state.seat;
@@ -48,6 +50,7 @@ export function renderRulers(node, state, ctx) {
         (state.seats || []).some((x) => x.index === seat && x.standin)
           ? el("span", { class: "badge standin", title: "Its player missed three deadlines in a row; a bot decides until they take the seat back" }, "bot standing in") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),
+      rulerBadges(politics[seat], ctx),
       el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),
         emp.age !== undefined ? ` · age ${emp.age}` : "",
         emp.reign_years !== undefined ? ` · ${emp.reign_years} years reigned` : ""),
@@ -143,28 +146,56 @@ export function renderScores(node, state, ctx) {
   const rows = players.map((p, seat) => {
     const s = score[seat] ?? score[String(seat)] ?? {};
     const total = typeof s === "number" ? s : (s.total ?? s.vp ?? p.vp ?? 0);
-    const parts = typeof s === "object" ? Object.entries(s).filter(([k]) => k !== "total") : [];
-    return el("tr", {}, el("th", { scope: "row" }, ctx.powerName(p.power)), el("td", { class: "num" }, String(total)),
+    const level = typeof s === "object" ? Number(s.level ?? 0) : 0;
+    const standing = typeof s === "object" && s.standing !== undefined ? s.standing : total - level;
+    const parts = typeof s === "object"
+      ? Object.entries(s).filter(([k]) => !["total", "level", "standing"].includes(k)) : [];
+    return el("tr", { "data-seat": String(seat) }, el("th", { scope: "row" }, ctx.powerName(p.power)),
+      el("td", { class: "num" }, String(total)),
+      el("td", { class: "num", title: "This power's victory level (rules 26.2)" }, level ? String(level) : "0"),
+      el("td", { class: "num standing" }, String(standing)),
       el("td", { class: "hint" }, parts.map(([k, v]) => `${humanize(k)} ${v}`).join(" · ")));
   });
-  fill(node, el("table", { class: "scores" }, el("tbody", {}, rows)));
+  const head = el("thead", {}, el("tr", {},
+    el("th", { scope: "col" }, "Power"), el("th", { scope: "col" }, "Points"),
+    el("th", { scope: "col" }, "Level"),
+    el("th", { scope: "col" }, "Standing"), el("th", { scope: "col" }, "")));
+  fill(node, el("table", { class: "scores" }, head, el("tbody", {}, rows)),
+    el("p", { class: "hint" }, "The highest standing (points less the power's victory level) wins ", ruleLink("26.2"), "."));
 }
 
+/** The Diplomacy panel: every relation that is not neutral, the coalitions, exile,
+ * asylum and the accursed, each with its rule. */
 export function renderRelations(node, state, ctx) {
-  const rel = state.view?.relations;
-  if (!rel || typeof rel !== "object") { fill(node, el("p", { class: "hint" }, "All at peace.")); return; }
+  const view = state.view || {};
+  const st = standings(view);
+  const name = (s) => ctx.powerNameOf(s);
   const items = [];
-  const pairs = rel.pairs || rel;
-  for (const [k, v] of Object.entries(pairs)) {
-    if (typeof v === "string" || (v && typeof v === "object" && (v.status || v.state))) {
-      const names = k.split(/[-:,|]/).map((x) => (/^\d+$/.test(x) ? ctx.seatName(Number(x)) : ctx.powerName(x)));
-      const status = typeof v === "string" ? v : (v.status || v.state);
-      items.push(el("li", { class: `rel rel-${status}` }, `${names.join(" – ")}: ${humanize(status)}`,
-        v && v.turns ? ` (${v.turns} turns)` : ""));
-    }
+  const effective = new Set((view.politics?.wars || []).map((w) => `${w[0]}|${w[1]}`));
+  for (const [k, v] of Object.entries(view.relations || {})) {
+    const status = typeof v === "string" ? v : v?.status;
+    if (!status || status === "neutral") continue;
+    const [a, b] = k.split(/[-:,|]/).map(Number);
+    items.push(el("li", { class: `rel rel-${status}`, "data-pair": k }, `${name(a)} – ${name(b)}: ${humanize(status)}`,
+      v?.since !== undefined ? ` (since turn ${v.since})` : "", " ", ruleLink(status === "war" ? "3.21" : "3.23")));
+    effective.delete(k);
   }
-  if (rel.hegemon !== undefined && rel.hegemon !== null) items.push(el("li", {}, `Hegemon: ${ctx.seatName(rel.hegemon)}`));
-  fill(node, items.length ? el("ul", { class: "relations" }, items) : el("p", { class: "hint" }, "No treaties or wars."));
+  for (const k of effective) {  // wars that come from a coalition (3.55)
+    const [a, b] = k.split("|").map(Number);
+    items.push(el("li", { class: "rel rel-war via-coalition", "data-pair": k }, `${name(a)} – ${name(b)}: war, through a coalition `, ruleLink("3.55")));
+  }
+  for (const s of st) {
+    if (s.hegemon) {
+      items.push(el("li", { class: "rel rel-coalition" }, `${name(s.seat)} is hegemon`,
+        s.juniors.length ? `, with ${s.juniors.map(name).join(", ")} as junior partner${s.juniors.length > 1 ? "s" : ""}` : ", with no partner yet", " ", ruleLink("3.5")));
+    }
+    if (s.exiled) {
+      items.push(el("li", { class: "rel rel-exile" }, `${name(s.seat)} is in exile`,
+        s.asylumAt !== null ? `, under asylum at ${name(s.asylumAt)}'s court` : ", without asylum", " ", ruleLink(s.asylumAt !== null ? "21.2" : "21.1")));
+    }
+    if (s.accursed) items.push(el("li", { class: "rel rel-accursed" }, `${name(s.seat)} is accursed: no vote in parleys `, ruleLink("20.4")));
+  }
+  fill(node, items.length ? el("ul", { class: "relations" }, items) : el("p", { class: "hint" }, "No treaties, wars or coalitions: every power is neutral to every other."));
 }
 
 export function renderStatus(node, state, ctx) {
