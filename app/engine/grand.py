@@ -180,10 +180,9 @@ def template(state: State, seat: int, other: int) -> dict[str, Any] | None:
         default_terms = ["peace"]
     elif "non_aggression" in terms:
         default_terms, turns = ["non_aggression"], 1
-    elif give["talents"] >= 1:
-        default_give["talents"] = 1
     else:
-        return None
+        default_give["votes"], turns = True, 1  # a pledge: binding, but moves nothing
+
     return {
         "type": "offer",
         "power": state["players"][other]["power"],
