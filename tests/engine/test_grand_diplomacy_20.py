@@ -156,7 +156,7 @@ def test_20_15_a_counter_is_an_offer_back_and_counters_are_limited():
     assert s5["diplo"]["moves"] == {"0": 1, "1": 0}  # the counters cost Han no move
 
 
-def test_20_11_an_accepted_bundle_is_carried_out_whole_and_recorded():
+def test_20_11_20_2_an_accepted_bundle_is_carried_out_whole_and_recorded():
     s = diplo()
     t0k, t0h = s["players"][KUSHAN]["talents"], s["players"][HAN]["talents"]
     bundle = offer(
@@ -337,7 +337,7 @@ def _contest_ruled_for_han():
     return vote(s, kushan="abstain", han="yes")
 
 
-def test_20_41_the_conqueror_returns_the_area_or_defies_the_parley_and_is_accursed():
+def test_20_41_22_1_the_conqueror_returns_the_area_or_defies_the_parley_and_is_accursed():
     s = _contest_ruled_for_han()
     (prompt,) = engine.pending(s)
     assert prompt["request"] == "verdict" and prompt["seat"] == KUSHAN
@@ -389,7 +389,7 @@ def test_20_43_dynastic_inheritance_takes_the_area_and_its_owner_contests_it():
     assert defied["players"][KUSHAN]["accursed"] and defied["areas"]["hexi"]["owner"] == KUSHAN
 
 
-def test_20_43_no_contest_by_the_accursed_or_after_an_heirless_death():
+def test_20_43_22_13_no_contest_by_the_accursed_or_after_an_heirless_death():
     for setup in ("accursed", "heirless"):
         s = turn_of(game(), KUSHAN)
         cid = _holding(s, KUSHAN)
