@@ -272,13 +272,20 @@ def test_20_13_war_on_a_partner_is_a_breach_and_20_44_the_parley_finds_the_guilt
     assert s4["parley"] is None and engine.pending(s4)[0]["kind"] == "diplomacy"
 
 
-def test_20_13_breaking_a_treaty_bound_by_non_aggression_is_a_breach_after_the_pretext_roll():
+def test_20_13_breaking_a_treaty_bound_by_non_aggression_is_a_breach_when_the_pretext_is_found():
     s = _signed_non_aggression()
     s["turn"] = 2  # lasted 1: only a 0 would do, so the die fails; sacrilege, no breach
     dice(s, 4)
     s2, ev = engine.apply(s, HAN, {"type": "diplo", "move": "declare_war", "power": "kushan"})
     assert s2["relations"]["agreements"][0]["status"] == "in_force"
     assert any(e["rule"] == "3.22" for e in ev)
+    s = _signed_non_aggression()
+    s["turn"] = 3  # lasted 2: a 1 finds the pretext (3.22), and the war breaks the agreement
+    dice(s, 1)
+    s3, _ = engine.apply(s, HAN, {"type": "diplo", "move": "declare_war", "power": "kushan"})
+    assert s3["relations"]["pairs"]["0|1"]["status"] == "war"
+    assert s3["relations"]["agreements"][0]["breaker"] == HAN
+    assert s3["parley"]["question"] == "breach"
 
 
 def test_20_13_taking_a_partners_area_is_a_breach():
