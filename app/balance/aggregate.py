@@ -68,16 +68,30 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
     }
 
 
-def calibrated_levels(figures: dict[str, Any], levels: dict[str, int]) -> dict[str, int]:
-    """26.2: victory levels that would give every power the same mean standing in the
-    measured games: each level moves by how far the power's mean standing is above
-    the scenario's average (rounded to whole points). Win rates also depend on each
-    power's spread of results, so the result is re-measured, not trusted."""
+WIN_GAIN = 30.0
+"""Victory-level points per unit of excess win rate: one point of level for each 3.3
+points of win rate above the fair share. Damped on purpose (a point of level moves a
+power's win rate by roughly two to four points in the measured scenarios), so that
+repeated calibrations converge instead of swinging."""
+
+
+def calibrated_levels(
+    figures: dict[str, Any], levels: dict[str, int], gain: float = WIN_GAIN
+) -> dict[str, int]:
+    """26.2: victory levels for the next measurement. Each level moves by how far the
+    power's mean standing is above the scenario's average, and by ``gain`` times its
+    win rate above the fair share: equal means are not yet equal chances, since a
+    power whose results spread wider wins more often. Rounded to whole points; the
+    result is re-measured, never trusted."""
     by_power = figures.get("powers") or {}
     if not by_power:
         return dict(levels)
     average = mean([float(v["mean_standing"]) for v in by_power.values()])
+    fair = float(figures.get("fair_share") or 1 / len(by_power))
     return {
-        power: int(levels.get(power, 0)) + round(float(v["mean_standing"]) - average)
+        power: int(levels.get(power, 0))
+        + round(
+            float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair)
+        )
         for power, v in by_power.items()
     }

@@ -55,7 +55,8 @@ def choose_action(
 ) -> Action:
     """Pick one of ``legal`` for the seat whose ``view`` this is.
 
-    Always returns an element of ``legal`` (the very same dict). Raises
+    Returns an element of ``legal`` (the very same dict), or a concrete offer
+    fitting a listed offer template (``engine.offer_fits``, rules 20.14). Raises
     ``ValueError`` when ``legal`` is empty: a bot is only asked when its seat is
     prompted, and the engine lists at least one action for a prompted seat.
     ``state`` (the whole game state) is used by ``strong`` only, and only through

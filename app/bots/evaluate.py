@@ -462,6 +462,29 @@ class Evaluator:
     def _score_diplo(self, action: Action) -> float:
         return self.politics.score_diplo(action)
 
+    # -- grand diplomacy (20) -------------------------------------------------------
+
+    @property
+    def grand(self) -> Any:
+        from app.bots.grand import Grand
+
+        return Grand(self.politics)
+
+    def _score_offer(self, action: Action) -> float:
+        return float(self.grand.score_offer(action))
+
+    def _score_answer_offer(self, action: Action) -> float:
+        return float(self.grand.score_answer(action))
+
+    def _score_renounce(self, action: Action) -> float:
+        return float(self.grand.score_renounce(action))
+
+    def _score_verdict(self, action: Action) -> float:
+        return float(self.grand.score_verdict(action))
+
+    def _score_readmission(self, action: Action) -> float:
+        return float(self.grand.score_readmission(action))
+
     def _at_war(self) -> bool:
         relations = self.view.get("relations") or {}
         if not isinstance(relations, dict) or self.seat is None:

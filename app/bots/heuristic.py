@@ -83,7 +83,9 @@ def choose_heuristic(
 ) -> Action:
     if len(legal) == 1:
         return legal[0]
-    return legal[rank_heuristic(view, legal, rng, explain)[0]]
+    from app.bots.grand import finish
+
+    return finish(view, legal[rank_heuristic(view, legal, rng, explain)[0]])  # 20.14
 
 
 # The novice: plays a good action most of the time, a random reasonable one now and then.

@@ -191,6 +191,17 @@ class Politics:
                 worth += pop.get(a, 1.0)
         return worth
 
+    def border_worth_of(self, attacker: int, victim: int) -> float:
+        """What ``victim``'s areas next to ``attacker``'s are worth (courts excluded)."""
+        near, pop, _ = _map()
+        theirs = set(self.held(attacker))
+        court = self.players[victim].get("court") if 0 <= victim < len(self.players) else None
+        return sum(
+            pop.get(a, 1.0)
+            for a in self.held(victim)
+            if a != court and near.get(a, frozenset()) & theirs
+        )
+
     def neighbours(self, other: int) -> bool:
         near, _, _ = _map()
         mine = set(self.held(self.seat))
@@ -268,6 +279,9 @@ class Politics:
         if edge < WAR_EDGE or worth < WAR_BORDER_WORTH:
             return -1.0
         value = 0.5 + 0.1 * worth + 0.5 * (edge - WAR_EDGE)
+        from app.bots.grand import Grand
+
+        value -= Grand(self).breach_cost(other)  # 20.13, 20.44: war on a partner
         if self.status(other) == "peace":
             lasted = int(_num(self.view.get("turn"))) - self.since(other)
             # 3.22: the die must come under the years of peace; above it costs popularity.
@@ -376,11 +390,13 @@ class Politics:
         return False
 
     def score_vote(self, action: Action) -> float:
+        from app.bots.grand import Grand
+
         parley = self.view.get("parley") or {}
         caller = parley.get("caller") if isinstance(parley, dict) else None
         if not isinstance(caller, int):
             return 0.0
-        wanted = self.vote_of(self.seat, caller, parley.get("area"))
+        wanted = Grand(self).vote(parley) or self.vote_of(self.seat, caller, parley.get("area"))
         return 1.0 if action.get("choice") == wanted else 0.0
 
     def parley_carries(self, area: Any) -> bool:

@@ -79,6 +79,22 @@ POLITICS: tuple[str, ...] = (
     "returns",
     "asylum_granted",
     "tribute_paid",
+    # grand diplomacy (docs/rules.md 20)
+    "offers_made",
+    "counters",
+    "offers_accepted",
+    "agreements_binding",
+    "agreement_tribute",
+    "breaches",
+    "breach_parleys",
+    "accursed",
+    "readmission_parleys",
+    "readmissions",
+    "contests_20_41",
+    "inheritances_20_43",
+    "inherit_contests_20_43",
+    "verdicts_defied",
+    "neutral_peace",
 ) + (
     # The world that acts (rules 17.5x, 19.34, 21.31, 24): see ``count_world``.
     "usurpers_raised",
@@ -113,12 +129,48 @@ def count_politics(
         counts["coalition_joins"] += 1
     for event in events:
         rule, text = event.get("rule"), str(event.get("text", ""))
-        if rule == "3.21" or (rule == "3.22" and "breaks the peace" in text):
+        kind, data = event.get("kind"), event.get("data") or {}
+        if event.get("to") is not None:
+            continue  # private copies (an offer's bundle): counted once, publicly
+        if kind == "parley" and "calls a parley" in text:
+            counts["parleys_called"] += 1
+            q = data.get("question")
+            if q == "breach":
+                counts["breach_parleys"] += 1
+            elif q == "readmit":
+                counts["readmission_parleys"] += 1
+            elif q == "contest":
+                counts["contests_20_41"] += 1
+            elif q == "inherit":
+                counts["inherit_contests_20_43"] += 1
+        if kind == "offer":
+            counts["offers_made"] += 1
+        elif rule == "20.15":
+            counts["counters"] += 1
+        elif kind == "agreement" and "accepts" in text:
+            counts["offers_accepted"] += 1
+            if "binding" in text:
+                counts["agreements_binding"] += 1
+        elif kind == "tribute" and rule == "20.12":
+            counts["agreement_tribute"] += 1
+        elif kind == "breach":
+            counts["breaches"] += 1
+        elif kind == "accursed":
+            counts["readmissions" if rule == "20.45" else "accursed"] += 1
+        elif kind == "parley" and "defies" in text:
+            counts["verdicts_defied"] += 1
+        elif kind == "conquest" and rule == "20.43":
+            counts["inheritances_20_43"] += 1
+        elif rule == "3.23" and "make peace" in text and data.get("was") == "neutral":
+            counts["neutral_peace"] += 1
+        if (
+            rule == "3.21"
+            and "declares war" in text
+            or (rule == "3.22" and "breaks the peace" in text)
+        ):
             counts["wars_declared"] += 1
         elif rule == "3.23" and "make peace" in text:
             counts["peace_made"] += 1
-        elif rule == "20.4":
-            counts["parleys_called"] += 1
         elif rule == "20.5" and "carried" in text:
             counts["parleys_carried"] += 1
         elif rule == "21.1":
@@ -127,7 +179,7 @@ def count_politics(
             counts["returns"] += 1
         elif rule == "21.2" and "grants" in text:
             counts["asylum_granted"] += 1
-        elif event.get("kind") == "tribute":
+        elif event.get("kind") == "tribute" and rule != "20.12":
             counts["tribute_paid"] += 1
     for area, old in owners_before.items():
         new = owners_after.get(area)
@@ -245,7 +297,7 @@ def play_game(
             action = choose_action(
                 record.levels[seat], view, legal, rng, explain, state=state, budget=budget
             )
-            if action not in legal:
+            if action not in legal and not engine.offer_fits(legal, action):  # 20.14
                 record.illegal_choices += 1
                 record.errors.append(f"bot chose an unlisted action {action!r}")
                 break

@@ -22,6 +22,7 @@ from app.engine.flow import (
     pending,
     undo,
 )
+from app.engine.grand import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
 from app.engine.seat_view import SeatView, seat_view
@@ -92,6 +93,7 @@ __all__ = [
     "load_content",
     "loads",
     "new_game",
+    "offer_fits",
     "outcome",
     "pending",
     "replay",

@@ -337,6 +337,14 @@ def has_ability(state: State, seat: int, op: str) -> bool:
     return any(eff.get("op") == op for eff in abilities(state, seat))
 
 
+def parley_weight(state: State, seat: int) -> int:
+    """20.4: a power's votes in a parley: its Diplomacy, and notables' parley votes."""
+    p = player(state, seat)
+    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(
+        state, seat, "parley_votes"
+    )
+
+
 def clamp_popularity(p: dict[str, Any]) -> None:
     p["popularity"] = max(0, min(10, p["popularity"]))
     p["influence"] = max(0, p["influence"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import rng
+from app.engine import grand, rng
 from app.engine.core import (
     State,
     clamp_popularity,
@@ -46,7 +46,7 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
             if not junior and not same_coalition(state, seat, other):  # 3.55
                 if rel["status"] in ("neutral", "peace"):
                     out.append({"type": "diplo", "move": "declare_war", "power": power})
-                elif rel["status"] == "war":
+                if rel["status"] in ("war", "neutral"):  # 3.23: neutral powers too
                     out.append({"type": "diplo", "move": "propose_peace", "power": power})
             if not hegemon and not junior and other in rels["hegemons"]:
                 out.append({"type": "diplo", "move": "join", "power": power})  # 3.53
@@ -54,6 +54,7 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                 out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
             if player(state, other)["asylum"] == seat:
                 out.append({"type": "diplo", "move": "revoke_asylum", "power": power})  # 21.2
+        out += grand.diplo_actions(state, seat)  # 20.14, 20.3
     return out
 
 
@@ -154,6 +155,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         d["proposal"] = None
         if move == "accept_peace":
             rel = relation(state, pr["from"], pr["to"])
+            was = rel["status"]
             rel["status"] = "peace"
             rel["since"] = state["turn"]
             emit(
@@ -162,6 +164,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                 f"{name(state, pr['from'])} and {name(state, pr['to'])} make peace.",
                 "3.23",
                 "diplomacy",
+                data={"was": was},
             )
         else:
             emit(state, events, f"{name(state, pr['to'])} rejects peace.", "3.23", "diplomacy")
@@ -188,6 +191,8 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                 "3.21",
                 "diplomacy",
             )
+            grand.war_price(state, seat, events)  # 3.21
+            grand.on_war(state, seat, other, events)  # 20.13
         else:
             lasted = state["turn"] - int(rel["since"])
             roll = rng.die(state)
@@ -201,6 +206,7 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
                     "3.22",
                     "diplomacy",
                 )
+                grand.on_war(state, seat, other, events)  # 20.13
             elif roll > lasted:
                 p = player(state, seat)
                 p["popularity"] -= 1

@@ -21,6 +21,7 @@ from app.engine.core import (
     seats,
 )
 from app.engine.deck import add_burden
+from app.engine.grand import religion_gap
 from app.engine.ownership import change_owner
 from app.engine.rules import PLUNDER_TABLE, REBELLION_REVOLT_AT, REBELLION_UNREST_AT
 from app.engine.world import knobs, world
@@ -55,11 +56,17 @@ def rebellion_terms(
     if area["unrest"]:
         terms.append({"term": "unrest", "value": 5, "rule": "17.21"})
     ld = g.language_diff(lead["language"], area["language"])
-    rd = g.religion_diff(lead["religion"], area["religion"])
+    rd, cursed = religion_gap(state, seat, g.religion_diff(lead["religion"], area["religion"]))
     if ld:
         terms.append({"term": "language difference", "value": ld, "rule": "17.22"})
     if rd:
-        terms.append({"term": "religion difference", "value": rd, "rule": "17.23"})
+        terms.append(
+            {
+                "term": "religion difference" + (" (accursed)" if cursed else ""),
+                "value": rd,
+                "rule": cursed or "17.23",
+            }
+        )
     if seat in area["ties"]:
         terms.append({"term": "your diplomatic tie", "value": -2, "rule": "12.42"})
     rivals = [s for s in area["ties"] if s != seat]

@@ -30,6 +30,7 @@ from app.engine.defense import defense_cost as defense_cost
 from app.engine.defense import defense_terms as defense_terms
 from app.engine.economy import check_after_waivers, revolt
 from app.engine.fate import mortality_check
+from app.engine.grand import on_conquest, religion_gap
 from app.engine.nomads import tribute_open, tribute_price
 from app.engine.ownership import change_owner, claim_possible
 from app.engine.parleys import start_parley
@@ -331,11 +332,17 @@ def rating(
     tarea = areas.get(target)
     if spec["culture"] and tarea is not None:
         ld = g.language_diff(lead["language"], tarea["language"])
-        rd = g.religion_diff(lead["religion"], tarea["religion"])
+        rd, cursed = religion_gap(state, seat, g.religion_diff(lead["religion"], tarea["religion"]))
         if ld:
             terms.append({"term": "language difference", "value": -ld, "rule": "9.34"})
         if rd:
-            terms.append({"term": "religion difference", "value": -rd, "rule": "9.35"})
+            terms.append(
+                {
+                    "term": "religion difference" + (" (accursed)" if cursed else ""),
+                    "value": -rd,
+                    "rule": cursed or "9.35",
+                }
+            )
     if (
         kind in ("conquest", "pillage", "convert", "plot_bribe")
         and tarea is not None
@@ -528,6 +535,7 @@ def conquer(
             "conquest",
         )
     change_owner(state, area_id, seat, events, "diplomacy" if diplomatic else "conquest")
+    on_conquest(state, seat, old, area_id, events)  # 20.13: a partner's area taken
 
 
 # ---------------------------------------------------------------- resolution

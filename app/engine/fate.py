@@ -19,6 +19,7 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import add_burden, new_card, rebuild_for_heir
+from app.engine.grand import inherit, inheritable, on_heirless
 from app.engine.market import drop_leftmost
 from app.engine.nomads import fate_raid
 from app.engine.nomads import frontier as horde_frontier
@@ -256,6 +257,7 @@ def die(
                 "death",
             )
         p["accursed"] = False  # 22.14
+        on_heirless(state, seat, events)  # 20.3, 20.43
         p["usurped"] += 1
         emit(
             state,
@@ -293,10 +295,9 @@ def holding_actions(state: State, seat: int, step: str) -> list[dict[str, Any]]:
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "dynastic_inheritance":
             for a, area in sorted(state["areas"].items()):
-                if (
-                    seat in area["ties"]
-                    and seat not in area["claims"]
-                    and faith_allows_claim(state, seat, a)  # 18.12
+                if seat in area["ties"] and (
+                    (seat not in area["claims"] and faith_allows_claim(state, seat, a))  # 18.12
+                    or inheritable(state, seat, a)  # 20.43
                 ):
                     out.append({"type": "play", "card": cid, "target": a})
         elif op == "diplomatic_coup":
@@ -357,14 +358,16 @@ def play_holding(
             "claim",
         )
     elif op == "dynastic_inheritance" and target:
-        areas[target]["claims"].append(seat)  # 18 P4
-        emit(
-            state,
-            events,
-            f"{name(state, seat)} gains a claim to {g.areas[target]['name']} by dynastic inheritance.",
-            "18.25",
-            "claim",
-        )
+        if seat not in areas[target]["claims"] and faith_allows_claim(state, seat, target):
+            areas[target]["claims"].append(seat)  # 18 P4
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} gains a claim to {g.areas[target]['name']} by dynastic inheritance.",
+                "18.25",
+                "claim",
+            )
+        inherit(state, seat, target, events)  # 20.43: another player's area passes, contested
     elif op == "diplomatic_coup" and target:
         other = seat_of_power(state, action["power"])
         if other is not None and other in areas[target]["ties"]:

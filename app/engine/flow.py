@@ -9,10 +9,11 @@ The rules live in modules named for their part of docs/rules.md:
 - `diplomacy_phase` (3.2-3.5, 21.2): the diplomatic phase's moves and handler.
 - `turn_actions` (5, 6.6, 9.1, 12.4, 13, 14.43, 16, 19.4): the handlers of a player's turn.
 - `parleys` (20, 18.2): calling, voting and resolving parleys.
+- `grand_actions` (20.14-20.45): grand diplomacy's handlers; its rules are in `grand`.
 - `prompts`: `pending`. `legality`: `legal_actions`, `diagnose`, `default_action`.
 - Mechanisms below the phases: `endeavours` (8-15, 22.2), `defense` (13), `economy`
   (16, 17), `usurpers` and `usurper_records` (17.5x, 19.34), `nomads` (24), `fate`
-  (19), `ownership` (7.4, 18), `exile` (21.1, 7.52), `market` (6.5-6.8), `deck` (5),
+  (19), `grand` (20.1-20.45, 22.1), `ownership` (7.4, 18), `exile` (21.1, 7.52), `market` (6.5-6.8), `deck` (5),
   `scoring` (26), `world`, `core`, `rules`.
 
 docs/engine-contract.md ("Modules") has the whole map and the layering rule.
@@ -28,6 +29,7 @@ from app.engine.clone import copy_state
 from app.engine.core import State
 from app.engine.diplomacy_phase import h_diplo
 from app.engine.exile import court_lost
+from app.engine.grand_actions import HANDLERS as GRAND_HANDLERS
 from app.engine.legality import _check, default_action, diagnose, legal_actions
 from app.engine.parleys import (
     h_call_parley,
@@ -139,6 +141,7 @@ HANDLERS = {
     "buy_off": h_buy_off,
     "choose_slot": h_choose_slot,
     "diplo": h_diplo,
+    **GRAND_HANDLERS,
 }
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.engine import memo, nomads, usurpers
+from app.engine import grand, memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, name, owned, player
 from app.engine.deck import next_draw_pile, petition_cost
 from app.engine.defense import defense_cost
@@ -52,6 +52,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     if kind == "vote":
         return [{"type": "vote", "choice": c} for c in ("yes", "no", "abstain")]
     if kind == "request":
+        if prompts[0]["request"] in ("offer", "verdict"):
+            return grand.request_actions(state, seat, prompts[0])
         if prompts[0]["request"] == "waive_tie":
             area = prompts[0]["area"]
             return [
@@ -95,6 +97,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += recruit_options(state, seat)
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
+    out += grand.turn_actions(state, seat)  # 20.14, 20.45
     out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:
@@ -118,7 +121,10 @@ def default_action(state: State, prompt: dict[str, Any]) -> dict[str, Any]:
         prefs = [
             a
             for a in legal
-            if a.get("waive") is False or str(a.get("move", "")).startswith("reject_")
+            if a.get("waive") is False
+            or str(a.get("move", "")).startswith("reject_")
+            or a.get("answer") == "refuse"
+            or a.get("comply") is True
         ]
     elif kind == "defend":
         prefs = [{"type": "decline"}]
@@ -159,9 +165,9 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     p = player(state, seat)
     expected = {
         "vote": {"vote"},
-        "request": {"waive_tie", "diplo"},
+        "request": {"waive_tie", "diplo", "answer_offer", "verdict", "offer"},
         "defend": {"defend", "decline"},
-        "diplomacy": {"diplo"},
+        "diplomacy": {"diplo", "offer", "renounce"},
         "initiative": {"choose_slot"},
         "advisor": {"endeavour", "petition", "dismiss", "play"},
         "turn": {
@@ -175,6 +181,8 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "reduce_fort",
             "buy_off",
             "end_turn",
+            "offer",
+            "readmission",
         },
     }[kind]
     if t not in expected:
@@ -182,6 +190,8 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             f"You must answer the {kind} prompt first ({', '.join(sorted(expected))}).",
             "wrong_prompt",
         )
+    if t in grand.ACTION_TYPES:
+        return grand.diagnose(state, seat, action, kind)
     if t == "draw" and p["years_left"] <= 0:
         return IllegalAction("You have no years left this round.", "no_years")
     if t == "petition":
@@ -237,12 +247,28 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
     return IllegalAction("That action is not allowed now.", "illegal")
 
 
+def check_offer(
+    state: State, seat: int, action: dict[str, Any], legal: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """`_check` for offers: the action as `apply` takes it, or the refusal."""
+    listed = [a for a in legal if a.get("type") == "offer"]
+    if not listed:
+        raise diagnose(state, seat, action)
+    for a in listed:
+        if a.get("power") == action.get("power"):
+            grand.fits(a, action)
+            return action
+    raise grand._bad("You cannot make an offer to that power now.", "no_offer")
+
+
 def _check(state: State, seat: int, action: Any) -> dict[str, Any]:
     """The action as `apply` works on it, or the `IllegalAction` that refuses it."""
     act = _norm(action)
     if state.get("over"):
         raise IllegalAction("The game is over.", "game_over")
     legal = legal_actions(state, seat)
+    if act["type"] == "offer":  # 20.14: any offer that fits a listed template
+        return check_offer(state, seat, act, legal)
     key = json.dumps(act, sort_keys=True)  # type-exact: True is not 1
     if not any(a == act and json.dumps(a, sort_keys=True) == key for a in legal):
         raise diagnose(state, seat, act)

@@ -6,16 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.core import State, ability_sum, emit, geo, name, owned, player, seats
+from app.engine import grand
+from app.engine.core import State, emit, geo, name, owned, parley_weight, player, seats
 from app.engine.economy import close_tax
-from app.engine.ownership import change_owner
-
-
-def parley_weight(state: State, seat: int) -> int:
-    p = player(state, seat)
-    return int(p["emperor"]["statures"].get("diplomacy", 0)) + ability_sum(
-        state, seat, "parley_votes"
-    )
 
 
 def start_parley(
@@ -65,6 +58,9 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
         "parley",
         data={"votes": pa["votes"], "yes": yes, "no": no},
     )
+    grand.check_pledges(state, pa, events)  # 20.11: pledged votes
+    if grand.resolve(state, pa, passed, events):  # 20.41, 20.43-20.45
+        return
     if not passed:
         return
     if pa["question"] == "claim":
@@ -75,15 +71,6 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
             f"{name(state, pa['caller'])} gains a claim to {g.areas[area]['name']}.",
             "18.32",
             "claim",
-        )
-    elif pa["question"] == "contest" and state["areas"][area]["owner"] == pa["against"]:
-        change_owner(state, area, pa["caller"], events, "parley")
-        emit(
-            state,
-            events,
-            f"{g.areas[area]['name']} returns to {name(state, pa['caller'])}.",
-            "20.41",
-            "parley",
         )
 
 

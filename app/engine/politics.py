@@ -192,7 +192,13 @@ def explain_vote(state: State, seat: int, action: dict[str, Any]) -> dict[str, A
     weights = {str(k): int(v) for k, v in pa["weights"].items()}
     return {
         "type": "vote",
-        "rule": "20.42" if pa["question"] == "claim" else "20.41",
+        "rule": {
+            "claim": "20.42",
+            "contest": "20.41",
+            "inherit": "20.43",
+            "breach": "20.44",
+            "readmit": "20.45",
+        }.get(pa["question"], "20.4"),
         "question": pa["question"],
         "caller": pa["caller"],
         "against": pa.get("against"),

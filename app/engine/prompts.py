@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import nomads
+from app.engine import grand, nomads
 from app.engine.core import State, geo, name
 from app.engine.sequence import current_picker
 
@@ -22,12 +22,20 @@ def pending(state: State) -> list[dict[str, Any]]:
             {
                 "seat": s,
                 "kind": "vote",
-                "label": f"Parley on {g.areas[pa['area']]['name']}: {pa['question']}",
-                "parley": {"question": pa["question"], "area": pa["area"], "caller": pa["caller"]},
+                "label": grand.parley_label(state, pa),
+                "parley": {
+                    "question": pa["question"],
+                    "area": pa["area"],
+                    "caller": pa["caller"],
+                    "against": pa.get("against"),
+                },
             }
             for s in pa["eligible"]
             if str(s) not in pa["votes"]
         ]
+    offered = grand.prompts(state)  # 20.41/20.43 verdicts, 20.14 offers
+    if offered is not None:
+        return offered
     if state["request"]:
         rq = state["request"]
         return [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import nomads, rng, usurpers
+from app.engine import grand, nomads, rng, usurpers
 from app.engine.core import (
     State,
     ability_sum,
@@ -202,6 +202,7 @@ def upkeep(state: State, events: list[dict[str, Any]]) -> None:
         if player(state, s)["emperor"]["age"] >= 50:
             mortality_check(state, s, 0, events, "old age")  # 19.31
     market_upkeep(state, events)
+    grand.upkeep(state, events)  # 20.12: tribute, expiry
     if len(state["players"]) > 1:  # 4.8: catch-up for the trailing power
         totals = {s: v["standing"] for s, v in score(state).items()}  # 26.2
         low = min(totals.values())
@@ -253,6 +254,8 @@ def advance(state: State, events: list[dict[str, Any]]) -> None:
             or state["interrupt"]
             or nomads.pending_raid(state)
         ):
+            return
+        if grand.blocking(state) or grand.start_due(state, events):  # 20.14, 20.44
             return
         phase = state["phase"]
         if phase == "diplomacy":

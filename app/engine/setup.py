@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import rng
+from app.engine import grand, rng
 from app.engine.core import State, cx, geo, rel_key
 from app.engine.deck import common_advisors, new_card
 from app.engine.errors import BadSetup, UnknownScenario
@@ -77,6 +77,7 @@ def new_game(
         "parley": None,
         "request": None,
         "diplo": None,
+        "grand": grand.fresh(),  # 20: pending offer, verdict, parleys due
         "initiative": None,
         "over": False,
         "result": None,

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import memo, nomads, usurpers
+from app.engine import grand, memo, nomads, usurpers
 from app.engine.core import State, card_name, card_type, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.defense import defense_cost, defense_terms
@@ -187,6 +187,7 @@ def _parley(state: State, seat: int | None) -> dict[str, Any] | None:
         "caller": pa["caller"],
         "area": pa["area"],
         "against": pa.get("against"),
+        "agreement": pa.get("agreement"),
         "eligible": list(pa["eligible"]),
         "weights": dict(pa["weights"]),
         "voted": sorted(int(s) for s in pa["votes"]),
@@ -269,6 +270,9 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("request", _request),
     ("diplomacy", _diplomacy),
     ("initiative", _initiative),
+    ("agreements", lambda st, s: grand.agreements_view(st)),  # 20.3: public once signed
+    ("verdict", lambda st, s: grand.verdict_view(st)),  # 20.41 / 20.43
+    ("negotiation", lambda st, s: grand.pending_offer_public(st)),  # who, never what
     ("world", _world),
 )
 
@@ -315,7 +319,14 @@ ME_PARTS: tuple[tuple[str, Callable[[State, int], Any]], ...] = (
     ("passed", lambda st, s: list(player(st, s).get("passed", []))),
     ("taxed", lambda st, s: list(player(st, s)["taxed"])),
     ("tax_state", lambda st, s: player(st, s)["tax_state"]),
+    ("offer", lambda st, s: grand.offer_view(st, s)),  # 20.14: to its two parties only
+    ("pledged_vote", lambda st, s: _pledged(st, s)),  # 20.11
 )
+
+
+def _pledged(state: State, seat: int) -> str | None:
+    pa = state["parley"]
+    return None if pa is None else grand.pledged_vote(state, seat, pa)
 
 
 def _me(state: State, seat: int) -> dict[str, Any]:

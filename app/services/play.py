@@ -309,7 +309,7 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
         partial(engine.explain, state, seat.index),
         state=state,  # the strong level searches from it (app/bots/strong.py)
     )
-    if action not in legal:  # a bot bug must not stall the table
+    if action not in legal and not engine.offer_fits(legal, action):  # a bot bug must not stall
         log.error("bot %s chose an illegal action %r", level, action)
         prompt = next(p for p in engine.pending(state) if p["seat"] == seat.index)
         action = engine.default_action(state, prompt)

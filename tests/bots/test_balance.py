@@ -91,6 +91,21 @@ def test_calibration_evens_out_the_mean_standings() -> None:
     assert levels == {"han": 7, "kushan": -5, "rome": 0}
 
 
+def test_calibration_then_evens_out_the_win_rates() -> None:
+    figures = {
+        "fair_share": 0.25,
+        "powers": {
+            "maurya": {"mean_standing": 24.0, "win_rate": 0.35},
+            "qin": {"mean_standing": 24.0, "win_rate": 0.25},
+            "carthage": {"mean_standing": 24.0, "win_rate": 0.15},
+            "seleucid": {"mean_standing": 24.0, "win_rate": 0.25},
+        },
+    }
+    levels = calibrated_levels(figures, {"maurya": 16, "carthage": -5})
+    # Equal means, unequal chances: 10 points of win rate above the share is 3 of level.
+    assert levels == {"maurya": 19, "qin": 0, "carthage": -8, "seleucid": 0}
+
+
 def test_written_levels_keep_the_pack_layout(tmp_path: Path) -> None:
     pack = tmp_path / "scenarios.json"
     original = SCENARIOS_JSON.read_text(encoding="utf-8")

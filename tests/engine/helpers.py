@@ -23,6 +23,8 @@ def turn_of(s: dict[str, Any], seat: int, hand: str | None = None) -> dict[str, 
     s["diplo"] = None
     s["initiative"] = None
     s["interrupt"] = s["parley"] = s["request"] = None
+    if s.get("grand"):  # no offer or verdict pending (20.14, 20.41), no parley due (20.44)
+        s["grand"].update(offer=None, verdict=None, due=[])
     s["active"] = seat
     s["order"] = [seat] + [i for i in range(len(s["players"])) if i != seat]
     s["step"] = "start"

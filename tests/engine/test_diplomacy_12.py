@@ -181,7 +181,10 @@ def test_12_32_diplomatic_conquest_of_a_players_area_is_contested_in_a_parley(s)
     assert s4["areas"]["hexi"]["owner"] == KUSHAN and s4["parley"] is None
     s3, _ = engine.apply(s2, KUSHAN, {"type": "vote", "choice": "abstain"})
     s4, _ = engine.apply(s3, HAN, {"type": "vote", "choice": "yes"})
-    assert s4["areas"]["hexi"]["owner"] == HAN
+    # 20.41: the parley rules for Han; Kushan returns the area or is accursed
+    assert s4["grand"]["verdict"]["seat"] == KUSHAN
+    s5, _ = engine.apply(s4, KUSHAN, {"type": "verdict", "comply": True})
+    assert s5["areas"]["hexi"]["owner"] == HAN and not s5["players"][KUSHAN]["accursed"]
 
 
 def test_12_41_a_tie_opens_the_way_to_a_claim(s):

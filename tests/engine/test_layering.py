@@ -96,6 +96,7 @@ def test_mechanisms_never_import_a_phase() -> None:
         "turn_actions",
         "prompts",
         "legality",
+        "grand_actions",
     }
     mechanisms = (
         "core",
@@ -105,6 +106,7 @@ def test_mechanisms_never_import_a_phase() -> None:
         "exile",
         "usurper_records",
         "ownership",
+        "grand",
         "defense",
         "nomads",
         "economy",

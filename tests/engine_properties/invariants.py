@@ -28,6 +28,13 @@ def listed_form(action: Any) -> str:
     return canon(action)
 
 
+def is_listed(legal: list[dict[str, Any]], action: Any) -> bool:
+    """Listed by ``legal_actions``, or (20.14) a concrete offer fitting a listed template."""
+    return listed_form(action) in {listed_form(a) for a in legal} or engine.offer_fits(
+        legal, action
+    )
+
+
 def card_key(card: Any) -> str:
     """A card's identity for counting: its id when it is a dict, else itself."""
     if isinstance(card, dict):

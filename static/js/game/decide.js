@@ -3,6 +3,7 @@
 // explain breakdown (rating term by term, odds) before the player commits.
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 import { renderExplain, renderDrawOdds } from "./explain.js";
+import { GrandDiplomacy } from "./grand.js";
 import { diploEffect, helpFor, helpLine, voteMeaning } from "./politics.js";
 
 // Results that leave the defender untouched: nothing happens, the attacker's own base
@@ -125,6 +126,7 @@ export class Decisions {
     this.sel = {};
     this.explainKey = "";
     this.busy = false;
+    this.grand = new GrandDiplomacy(ctx);
   }
 
   render(state) {
@@ -180,8 +182,10 @@ export class Decisions {
     if (groups.call_parley) sections.push(this.parleys(groups.call_parley));
     if (groups.remove_tie) sections.push(this.removeTies(groups.remove_tie));
     if (groups.diplo) sections.push(this.diplomacy(groups.diplo));
+    sections.push(this.grand.section(state, groups)); // 20: offers, verdicts, readmission
     if (groups.choose_slot) sections.push(this.initiative(groups.choose_slot));
-    const known = new Set(["call_parley", "remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote"]);
+    const known = new Set(["call_parley", "remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote",
+      "offer", "answer_offer", "verdict", "renounce", "readmission"]);
     const others = legal.filter((a) => !known.has(a.type));
     if (others.length) {
       sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),
@@ -766,6 +770,8 @@ export class Decisions {
       mine !== undefined ? el("p", { class: "hint" }, `Your vote weighs ${mine}. `,
         `${Object.values(weights).reduce((x, y) => x + Number(y), 0)} votes in all: each emperor's Diplomacy plus any notable's parley votes (`, ruleLink("20.4"), ").") : null,
       this.notVoting(parley),
+      this.state.view?.me?.pledged_vote ? el("p", { class: "hint pledged", "data-control": "pledged" },
+        `You pledged your votes: vote ${this.state.view.me.pledged_vote}, or break your agreement (`, ruleLink("20.11"), ").") : null,
       el("div", { role: "group", "aria-label": "Your vote" },
         votes.map((a) => el("div", { class: "vote-option" },
           el("button", { type: "button", class: `btn act act-vote${a.choice === "yes" ? " primary" : ""}`, "data-action": "vote",

@@ -22,6 +22,7 @@ import { renderExplain } from "./explain.js";
 import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
 import { Clock } from "./clock.js";
+import { renderAgreements } from "./grand.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
 
 const POLL_MS = 2500;
@@ -275,6 +276,7 @@ class GamePage {
     renderCounters(this.$("counters"), payload, this.ctx);
     renderScores(this.$("scores"), payload, this.ctx);
     renderRelations(this.$("relations"), payload, this.ctx);
+    renderAgreements(this.$("agreements"), payload, this.ctx);
     renderMyAreas(this.$("my-areas"), payload, this.ctx);
     this.map.render(view, (o) => this.powerOf(o));
     this.decisions.render(payload);

@@ -194,7 +194,16 @@ export function voteMeaning(parley, choice, ctx) {
     return choice === "yes" ? `${caller} gains a claim to ${area} if yes is at least equal to no.` : `Helps refuse ${caller} a claim to ${area}.`;
   }
   const holder = parley.against !== null && parley.against !== undefined ? ctx.powerNameOf(parley.against) : "its conqueror";
-  return choice === "yes" ? `${area} returns to ${caller} if yes is at least equal to no.` : `Helps ${holder} keep ${area}.`;
+  if (parley.question === "breach") { // 20.44: a tie finds the breaker guilty
+    return choice === "yes" ? `${holder} is found guilty and accursed (a tie counts as guilty).` : `Helps acquit ${holder}.`;
+  }
+  if (parley.question === "readmit") { // 20.45
+    return choice === "yes" ? `${caller} is readmitted if yes is at least equal to no.` : `Helps keep ${caller} accursed.`;
+  }
+  if (choice === "yes") { // 20.41 / 20.43: the holder must then return it or be accursed
+    return `The parley rules ${area} is ${caller}'s: ${holder} must return it or be accursed (yes at least equal to no).`;
+  }
+  return `Helps ${holder} keep ${area}.`;
 }
 
 export { humanize };
