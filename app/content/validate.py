@@ -787,6 +787,12 @@ def _check_scenarios(
         elif sc.get("id") != MAIN_SCENARIO and _text(sc.get("era")):
             eras.add(sc["era"])
 
+        if "default_turns" in sc:
+            dt = sc["default_turns"]
+            turns = sc.get("turns")
+            span = turns if isinstance(turns, int) else 1
+            if type(dt) is not int or not 1 <= dt <= span:
+                rep.error(f"{where}: default_turns must be a whole number from 1 to turns")
         powers = _records(rep, f"scenarios.json {label} powers", sc.get("powers", []))
         power_ids = _unique_ids(rep, f"scenarios {label} powers", powers)
         powers_seen |= power_ids

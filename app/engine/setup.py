@@ -44,7 +44,8 @@ def new_game(
         if not powers[pw]["rulers"] or missing:
             raise BadSetup(f"The content pack lacks rulers for {pw}: {missing or 'none listed'}.")
     turns = int(sc.get("turns", 4))
-    end_turn = int(options.get("end_turn", turns))
+    # 2: a scenario may play fewer turns than it spans unless the table asks for them all
+    end_turn = int(options.get("end_turn", sc.get("default_turns", turns)))
     if not 1 <= end_turn <= turns:
         raise BadSetup(f"end_turn must be between 1 and {turns}.")
     rounds = int(options.get("rounds", sc.get("rounds", ROUNDS_PER_TURN)))
