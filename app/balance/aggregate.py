@@ -75,14 +75,21 @@ power's win rate by roughly two to four points in the measured scenarios), so th
 repeated calibrations converge instead of swinging."""
 
 
+STEP = 0.5
+"""How much of the measured correction one calibration applies. The bots' politics
+answer the standings (they gang up on the leader by standing), so a full step
+overshoots: in The Four Empires a full step moved the strongest power from Rome to
+Han and Parthia and back."""
+
+
 def calibrated_levels(
-    figures: dict[str, Any], levels: dict[str, int], gain: float = WIN_GAIN
+    figures: dict[str, Any], levels: dict[str, int], gain: float = WIN_GAIN, step: float = STEP
 ) -> dict[str, int]:
     """26.2: victory levels for the next measurement. Each level moves by how far the
     power's mean standing is above the scenario's average, and by ``gain`` times its
     win rate above the fair share: equal means are not yet equal chances, since a
-    power whose results spread wider wins more often. Rounded to whole points; the
-    result is re-measured, never trusted."""
+    power whose results spread wider wins more often. ``step`` of that correction is
+    applied, rounded to whole points; the result is re-measured, never trusted."""
     by_power = figures.get("powers") or {}
     if not by_power:
         return dict(levels)
@@ -91,7 +98,8 @@ def calibrated_levels(
     return {
         power: int(levels.get(power, 0))
         + round(
-            float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair)
+            step
+            * (float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair))
         )
         for power, v in by_power.items()
     }

@@ -86,9 +86,15 @@ def test_calibration_evens_out_the_mean_standings() -> None:
             "rome": {"mean_standing": 25.4},
         }
     }
-    levels = calibrated_levels(figures, {"han": 2, "kushan": 0})
+    levels = calibrated_levels(figures, {"han": 2, "kushan": 0}, step=1.0)
     # The average standing is 25.13: han is 4.87 above it, kushan 5.13 below.
     assert levels == {"han": 7, "kushan": -5, "rome": 0}
+    # By default half the correction is applied (the bots answer the standings).
+    assert calibrated_levels(figures, {"han": 2, "kushan": 0}) == {
+        "han": 4,
+        "kushan": -3,
+        "rome": 0,
+    }
 
 
 def test_calibration_then_evens_out_the_win_rates() -> None:
@@ -101,7 +107,7 @@ def test_calibration_then_evens_out_the_win_rates() -> None:
             "seleucid": {"mean_standing": 24.0, "win_rate": 0.25},
         },
     }
-    levels = calibrated_levels(figures, {"maurya": 16, "carthage": -5})
+    levels = calibrated_levels(figures, {"maurya": 16, "carthage": -5}, step=1.0)
     # Equal means, unequal chances: 10 points of win rate above the share is 3 of level.
     assert levels == {"maurya": 19, "qin": 0, "carthage": -8, "seleucid": 0}
 
