@@ -225,8 +225,15 @@ def test_every_diplomatic_button_says_what_it_does(open_page: Callable[..., Any]
     rows = _diplo_rows(page)
     legal = engine.legal_actions(state, ROME)
     assert sorted((r["move"], r["power"]) for r in rows) == sorted(
-        (a["move"], a.get("power")) for a in legal
+        (a["move"], a.get("power")) for a in legal if a["type"] == "diplo"
     )
+    # Grand diplomacy's offers (20.1) are made in the composer, explained with its links.
+    assert any(a["type"] == "offer" for a in legal)
+    grand = page.locator("section.grand")
+    assert grand.locator("[data-control=compose-offer]").count() == 1
+    links = grand.locator("a.rule")
+    hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())}
+    assert {"/rules#r20.1", "/rules#r20.44"} <= hrefs
     for r in rows:
         assert r["help"] and r["href"] and r["href"].startswith("/rules#r3"), r
         assert r["title"], r
