@@ -48,8 +48,13 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     out.append({"type": "diplo", "move": "declare_war", "power": power})
                 if rel["status"] in ("war", "neutral"):  # 3.23: neutral powers too
                     out.append({"type": "diplo", "move": "propose_peace", "power": power})
-            if not hegemon and not junior and other in rels["hegemons"]:
-                out.append({"type": "diplo", "move": "join", "power": power})  # 3.53
+            # 3.53: only with no war on a third power (ending it needs that power's peace)
+            third_war = any(
+                f not in (seat, other) and relation(state, seat, f)["status"] == "war"
+                for f in seats(state)
+            )
+            if not hegemon and not junior and other in rels["hegemons"] and not third_war:
+                out.append({"type": "diplo", "move": "join", "power": power})
             if p["exiled"] and p["asylum"] is None and not player(state, other)["exiled"]:
                 out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
             if player(state, other)["asylum"] == seat:
@@ -91,9 +96,8 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         d["proposal"] = None
         if move == "accept_join":
             rels["coalitions"].setdefault(str(pr["to"]), []).append(pr["from"])
-            for foe in seats(state):  # 3.53: the partner's own wars give way to the hegemon's
-                if foe != pr["from"] and relation(state, pr["from"], foe)["status"] == "war":
-                    relation(state, pr["from"], foe).update(status="neutral", since=state["turn"])
+            # 3.53: a power joins at war with no one but (perhaps) the hegemon: that war ends
+            # in the peace both have just agreed to.
             rel = relation(state, pr["from"], pr["to"])
             rel["status"], rel["since"] = "peace", state["turn"]
             emit(
@@ -123,17 +127,14 @@ def h_diplo(state: State, seat: int, action: dict[str, Any], events: list[dict[s
             emit(state, events, f"{name(state, seat)} claims the hegemony.", "3.51", "diplomacy")
         elif move == "relinquish_hegemony":
             rels["hegemons"].remove(seat)
-            rels["coalitions"].pop(str(seat), None)
-            for foe in seats(state):
-                if foe != seat and relation(state, seat, foe)["status"] == "war":
-                    relation(state, seat, foe).update(status="neutral", since=state["turn"])
+            rels["coalitions"].pop(str(seat), None)  # 3.52: its own wars go on
             p = player(state, seat)
             p["popularity"] -= 1
             clamp_popularity(p)
             emit(
                 state,
                 events,
-                f"{name(state, seat)} relinquishes the hegemony: its coalition dissolves and its wars end; popularity -1.",
+                f"{name(state, seat)} relinquishes the hegemony: its coalition dissolves; popularity -1.",
                 "3.52",
                 "diplomacy",
             )

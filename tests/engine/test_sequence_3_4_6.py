@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app import engine
 from app.engine.fate import resolve_event
 from app.engine.flow import end_round, upkeep
@@ -174,7 +176,7 @@ def test_3_55_a_coalition_shares_its_heads_wars_and_never_fights_itself():
     assert s2["relations"]["coalitions"] == {} and not at_war(s2, 1, 2)
 
 
-def test_3_52_relinquishing_dissolves_the_coalition_and_ends_wars():
+def test_3_52_relinquishing_dissolves_the_coalition_but_its_wars_go_on():
     s = _to(four(), 0)
     s["relations"]["hegemons"] = [0]
     s["relations"]["coalitions"] = {"0": [1]}
@@ -182,7 +184,25 @@ def test_3_52_relinquishing_dissolves_the_coalition_and_ends_wars():
     pop = s["players"][0]["popularity"]
     s2, _ = engine.apply(s, 0, {"type": "diplo", "move": "relinquish_hegemony"})
     assert s2["relations"]["hegemons"] == [] and s2["relations"]["coalitions"] == {}
-    assert (
-        s2["relations"]["pairs"]["0|2"]["status"] == "neutral"
-        and s2["players"][0]["popularity"] == pop - 1
-    )
+    from app.engine.core import at_war
+
+    # Peace needs the enemy's consent (3.22): the war goes on; the partner is out of it.
+    assert s2["relations"]["pairs"]["0|2"]["status"] == "war" and not at_war(s2, 1, 2)
+    assert s2["players"][0]["popularity"] == pop - 1
+
+
+def test_3_53_a_power_at_war_with_a_third_cannot_join_to_escape_it():
+    s = _to(four(), 0)
+    s, _ = engine.apply(s, 0, {"type": "diplo", "move": "claim_hegemony"})
+    s["relations"]["pairs"]["1|2"]["status"] = "war"
+    join = {"type": "diplo", "move": "join", "power": "rome"}
+    assert join not in engine.legal_actions(s, 1)
+    with pytest.raises(engine.IllegalAction):
+        engine.apply(s, 1, join)
+    # At war with the hegemon itself, it may: accepting is the hegemon's peace.
+    s["relations"]["pairs"]["1|2"]["status"] = "neutral"
+    s["relations"]["pairs"]["0|1"]["status"] = "war"
+    assert join in engine.legal_actions(s, 1)
+    s, _ = engine.apply(s, 1, join)
+    s, _ = engine.apply(s, 0, {"type": "diplo", "move": "accept_join", "power": "parthia"})
+    assert s["relations"]["pairs"]["0|1"]["status"] == "peace"
