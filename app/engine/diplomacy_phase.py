@@ -48,12 +48,17 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     out.append({"type": "diplo", "move": "declare_war", "power": power})
                 if rel["status"] in ("war", "neutral"):  # 3.23: neutral powers too
                     out.append({"type": "diplo", "move": "propose_peace", "power": power})
-            # 3.53: only with no war on a third power (ending it needs that power's peace)
-            third_war = any(
-                f not in (seat, other) and relation(state, seat, f)["status"] == "war"
-                for f in seats(state)
-            )
-            if not hegemon and not junior and other in rels["hegemons"] and not third_war:
+            # 3.53: only with no war on a third power (ending it needs that power's peace);
+            # the scan runs only for a hegemon this seat could join
+            if (
+                not hegemon
+                and not junior
+                and other in rels["hegemons"]
+                and not any(
+                    f not in (seat, other) and relation(state, seat, f)["status"] == "war"
+                    for f in seats(state)
+                )
+            ):
                 out.append({"type": "diplo", "move": "join", "power": power})
             if p["exiled"] and p["asylum"] is None and not player(state, other)["exiled"]:
                 out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
