@@ -117,6 +117,26 @@ def click_or_the_sure_amount(page: Any, button: Any, sure: str) -> None:
         ).first.click()
 
 
+def key_index(page: Any, action: dict[str, Any]) -> int:
+    """The index, among the decide panel's buttons with a `data-key`, of the one whose
+    key is `action` (compared as JSON values, so key order does not matter)."""
+    wait_js(page, "document.querySelector('#decide-body button[data-key]') !== null")
+    index = page.evaluate(
+        """(want) => {
+          const norm = (v) => Array.isArray(v) ? v.map(norm) : v && typeof v === "object"
+            ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, norm(v[k])])) : v;
+          const target = JSON.stringify(norm(want));
+          const keys = [...document.querySelectorAll("#decide-body button[data-key]")]
+            .map((b) => { try { return JSON.stringify(norm(JSON.parse(b.dataset.key))); }
+                          catch { return b.dataset.key; } });
+          return keys.indexOf(target);
+        }""",
+        action,
+    )
+    assert index >= 0, f"no button on the page for {action}"
+    return int(index)
+
+
 class Table:
     """Drives both people through the game and records what was exercised."""
 
@@ -133,6 +153,7 @@ class Table:
         self.dialog_shot = False
         self.breakdown_shot = False
         self.refusal_seen = False
+        self.kinds: dict[str, int] = {}  # how many of each kind of decision were made
 
     def seat_of(self, person: Person) -> int:
         return int(person.api_view(self.game_id)["seat"])
@@ -173,6 +194,11 @@ class Table:
             return by["vote"][0]
         if "waive_tie" in by:
             return by["waive_tie"][0]
+        if "answer_offer" in by:  # a newcomer signs what a bot offers
+            accept = [a for a in by["answer_offer"] if a.get("answer") == "accept"]
+            return (accept or by["answer_offer"])[0]
+        if "verdict" in by:  # a parley's verdict is obeyed (20.41)
+            return next((a for a in by["verdict"] if a.get("comply")), by["verdict"][0])
         if "diplo" in by:
             war = [a for a in by["diplo"] if a.get("move") == "declare_war"]
             if war:
@@ -214,6 +240,7 @@ class Table:
         version = data["version"]
         wait_js(page, f"Number(document.body.dataset.version || -1) >= {version}")
         kind = action["type"]
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
         if kind in ("defend", "decline") and (data["view"] or {}).get("interrupt"):
             dialog = page.locator("#decision-dialog")
             dialog.wait_for(state="visible")
@@ -282,7 +309,11 @@ class Table:
                     sel += f'[data-{re.sub(r"_", "-", k)}="{css_value(v)}"]'
             if kind == "recruit":
                 sel = sel.replace("#decide-body ", "")
-            page.locator(sel).first.click()
+            button = page.locator(sel).first
+            if not page.locator(sel).count():
+                # buttons that carry their whole action as data-key (grand diplomacy)
+                button = page.locator("#decide-body button[data-key]").nth(key_index(page, action))
+            button.click()
             if kind in ("petition", "recruit"):
                 self.done[kind] = True
         try:
@@ -477,7 +508,10 @@ def test_a_newcomer_plays_the_teaching_game_to_its_end_against_a_bot(
         while time.monotonic() - start < 400 and table.step():
             pass
         data = newcomer.api_view(game_id)
-        assert data["status"] == "finished" or (data["view"] or {}).get("over"), data["status"]
+        assert data["status"] == "finished" or (data["view"] or {}).get("over"), (
+            data["status"],
+            table.kinds,
+        )
         outcome = page.locator("#decide-body .outcome")
         outcome.wait_for()
         text = outcome.inner_text()
