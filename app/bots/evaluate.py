@@ -20,6 +20,8 @@ Action = dict[str, Any]
 # What one talent / one influence point is worth, in victory points.
 TALENT_VALUE = 0.22
 INFLUENCE_VALUE = 0.3
+# A failed petition (5.6): a popularity point (P-) and a failure on the turn's outcome (5.10).
+BUST_VALUE = -0.6
 
 # What each endeavour result is worth (docs/rules.md 9.5 tables; codes from
 # app/engine/rules.py RESULT_TEXT). An area is worth its population in VP (26.1).
@@ -299,20 +301,20 @@ class Evaluator:
         return sum(RESULT_VALUE.get(code, 0.2) * p for code, p in dist.items()) * scale / total
 
     def _score_petition(self, action: Action) -> float:
+        # Since one strike fails a petition (5.6) the odds of a strike are the odds of a
+        # bust: the advisor never comes, the year is gone, popularity drops and the turn
+        # records a failure (5.10). Without explain, burdens are the strikes we can see.
         explained = self.explained(action)
         odds = self.me.get("draw_odds") or {}
-        p_burden = _num(odds.get("burden"), 0.3) if isinstance(odds, dict) else 0.3
+        bust = _num(odds.get("burden"), 0.3) if isinstance(odds, dict) else 0.3
         cost = _num(self.me.get("petition_cost"), 1.0)
-        strikes = _num(self.me.get("strikes"))
-        bust = p_burden if strikes >= 1 else 0.0
         if explained is not None:
             bust = _num(explained.get("bust_odds"), bust)
-            p_burden = _num(explained.get("strike_odds"), p_burden)
             cost = _num(explained.get("cost"), cost)
         if cost > self.influence:
             return -10.0
-        # A fresh advisor is worth about a good endeavour; a bust costs popularity and the year.
-        return 0.75 * (1.0 - p_burden) - INFLUENCE_VALUE * cost - 1.2 * bust
+        # A fresh advisor is worth about a good endeavour.
+        return 0.75 * (1.0 - bust) - INFLUENCE_VALUE * cost + BUST_VALUE * bust
 
     def _score_dismiss(self, action: Action) -> float:
         return 0.05
