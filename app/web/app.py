@@ -32,7 +32,7 @@ from app.realtime.ws import router as realtime_router
 from app.services import accounts, deadlines, notifications
 from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker, session_scope
-from app.web import ratelimit
+from app.web import gc_tuning, ratelimit
 from app.web.deps import publish
 from app.web.limits import BodyLimits
 from app.web.ratelimit import retry_after
@@ -80,6 +80,7 @@ async def deadline_loop(app: FastAPI, period: float) -> None:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    gc_tuning.tune()
     period = float(getattr(app.state.settings, "deadline_period_s", DEADLINE_PERIOD_S))
     task = asyncio.create_task(deadline_loop(app, period))
     try:
