@@ -156,6 +156,9 @@ def run(
     played: Counter[str] = Counter()
     wins: Counter[str] = Counter()
     by_power: dict[str, Counter[str]] = defaultdict(Counter)
+    wins_by_power: dict[str, Counter[str]] = defaultdict(Counter)
+    power_games: Counter[str] = Counter()
+    power_wins: Counter[str] = Counter()
     errors: list[str] = []
     for record in records:
         if record.errors:
@@ -165,9 +168,12 @@ def run(
         for power, level in zip(record.seats, levels, strict=True):
             played[level] += 1
             by_power[level][power] += 1
+            power_games[power] += 1
         winner = (record.outcome or {}).get("winner")
         if isinstance(winner, int):
             wins[levels[winner]] += 1
+            wins_by_power[levels[winner]][record.seats[winner]] += 1
+            power_wins[record.seats[winner]] += 1
     ratings = rate(records)
     table = {}
     for level in sorted(played, key=lambda lv: -wins[lv] / played[lv]):
@@ -179,6 +185,18 @@ def run(
             "ci95": [round(low, 4), round(high, 4)],
             "rating": ratings.get(level),
             "powers": dict(sorted(by_power[level].items())),
+            "wins_by_power": dict(sorted(wins_by_power[level].items())),
+        }
+    # Each power's share of the wins whoever played it: the balance of the scenario
+    # with this line-up rotated over the seats (issue 11's "strong bot rotated").
+    powers_table = {}
+    for power in sorted(power_games):
+        low, high = wilson(power_wins[power], power_games[power])
+        powers_table[power] = {
+            "games": power_games[power],
+            "wins": power_wins[power],
+            "win_rate": round(power_wins[power] / power_games[power], 4),
+            "ci95": [round(low, 4), round(high, 4)],
         }
     politics: Counter[str] = Counter()
     for record in records:
@@ -192,6 +210,7 @@ def run(
         "jobs": workers,
         "seconds": round(elapsed, 2),
         "levels": table,
+        "powers": powers_table,
         "errors": len(errors),
         "error_samples": errors[:5],
         "politics_total": dict(politics),
@@ -210,6 +229,12 @@ def _text(result: dict[str, Any]) -> str:
         lines.append(
             f"  {level:<10} {row['seats']:>6} {row['wins']:>5} {row['win_rate']:>9.1%}  "
             f"[{row['ci95'][0]:.1%}, {row['ci95'][1]:.1%}]  {r['mu']:.1f} ± {r['sigma']:.1f}"
+        )
+    lines.append(f"  {'power':<12} {'games':>6} {'wins':>5} {'win rate':>9}  95% CI")
+    for power, row in result["powers"].items():
+        lines.append(
+            f"  {power:<12} {row['games']:>6} {row['wins']:>5} {row['win_rate']:>9.1%}  "
+            f"[{row['ci95'][0]:.1%}, {row['ci95'][1]:.1%}]"
         )
     lines.append(f"  errors: {result['errors']}")
     lines += ["    " + s.splitlines()[0] for s in result["error_samples"]]

@@ -72,6 +72,12 @@ def test_tournament_json_standard_against_random() -> None:
         assert set(row["rating"]) == {"mu", "sigma", "ordinal"}
     assert levels["standard"]["wins"] + levels["random"]["wins"] == 6
     assert levels["standard"]["rating"]["mu"] > levels["random"]["rating"]["mu"]
+    for level, row in levels.items():  # the level's wins, split by the power it played
+        assert sum(row["wins_by_power"].values()) == row["wins"], level
+    powers = result["powers"]  # each power's share whoever played it
+    assert set(powers) == {"han", "kushan"}
+    assert all(row["games"] == 6 for row in powers.values())
+    assert sum(row["wins"] for row in powers.values()) == 6
 
 
 def test_tournament_plain_text_with_the_strong_bot_on_a_small_budget() -> None:
