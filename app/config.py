@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -27,6 +28,9 @@ class Settings(BaseSettings):
     ws_heartbeat_s: float = 20.0
     #: permessage-deflate on sockets: less bandwidth, ~250 KB more memory per socket
     ws_compression: bool = False
+    #: uvicorn's websocket protocol: "websockets-sansio" runs no task per socket (the
+    #: legacy "websockets" one runs three), see docs/performance.md
+    ws_protocol: Literal["websockets-sansio", "websockets"] = "websockets-sansio"
     #: a bot that thinks longer than this is answered for with the prompt's default
     bot_think_timeout_s: float = 10.0
     #: how often the bot worker looks for games waiting on a bot (restarts, other processes)

@@ -47,5 +47,6 @@ def main(argv: list[str]) -> int:
         # permessage-deflate keeps a zlib window per socket (~250 KB each): off unless
         # asked for (settings.ws_compression), see docs/realtime.md.
         ws_per_message_deflate=settings.ws_compression,
+        ws=settings.ws_protocol,
     )
     return 0
