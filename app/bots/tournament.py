@@ -47,6 +47,12 @@ def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def share(wins: int, n: int) -> dict[str, Any]:
+    """``wins`` of ``n`` as a table row: the count, the rate and its 95% interval."""
+    low, high = wilson(wins, n)
+    return {"wins": wins, "win_rate": round(wins / n, 4), "ci95": [round(low, 4), round(high, 4)]}
+
+
 def parse_lineup(text: str) -> list[str]:
     out: list[str] = []
     for part in text.split(","):
@@ -177,27 +183,19 @@ def run(
     ratings = rate(records)
     table = {}
     for level in sorted(played, key=lambda lv: -wins[lv] / played[lv]):
-        low, high = wilson(wins[level], played[level])
         table[level] = {
             "seats": played[level],
-            "wins": wins[level],
-            "win_rate": round(wins[level] / played[level], 4),
-            "ci95": [round(low, 4), round(high, 4)],
+            **share(wins[level], played[level]),
             "rating": ratings.get(level),
             "powers": dict(sorted(by_power[level].items())),
             "wins_by_power": dict(sorted(wins_by_power[level].items())),
         }
     # Each power's share of the wins whoever played it: the balance of the scenario
     # with this line-up rotated over the seats (issue 11's "strong bot rotated").
-    powers_table = {}
-    for power in sorted(power_games):
-        low, high = wilson(power_wins[power], power_games[power])
-        powers_table[power] = {
-            "games": power_games[power],
-            "wins": power_wins[power],
-            "win_rate": round(power_wins[power] / power_games[power], 4),
-            "ci95": [round(low, 4), round(high, 4)],
-        }
+    powers_table = {
+        power: {"games": power_games[power], **share(power_wins[power], power_games[power])}
+        for power in sorted(power_games)
+    }
     politics: Counter[str] = Counter()
     for record in records:
         politics.update(record.politics)
