@@ -909,6 +909,19 @@ def _check_scenarios(
                 if "social" in info:
                     _need_int(rep, owhere, info, "social", -3, 3)
 
+        if "overreach" in sc:  # 4.9
+            over = sc["overreach"]
+            owhere = f"{where}.overreach"
+            if not isinstance(over, dict):
+                rep.error(f"{owhere}: must be an object {{from_lead, per, checks}}")
+            else:
+                unknown = sorted(set(over) - {"from_lead", "per", "checks"})
+                if unknown:
+                    rep.error(f"{owhere}: unknown keys {unknown}")
+                _need_int(rep, owhere, over, "from_lead", 1, 100)
+                _need_int(rep, owhere, over, "per", 1, 100)
+                _need_int(rep, owhere, over, "checks", 1, 5)
+
         seat_sets = sc.get("seat_sets")
         if not isinstance(seat_sets, dict):
             rep.error(f"{where}: 'seat_sets' must map each player count to the powers seated")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import rng
+from app.engine import overreach, rng
 from app.engine.core import State, emit, geo, name, owned, player
 from app.engine.economy import raise_usurper, rebellion_check, rebellion_terms
 from app.engine.ownership import change_owner
@@ -63,6 +63,7 @@ def act(state: State, events: list[Event]) -> None:
         for step in order:
             if step(state, uid, events):
                 break
+    overreach.check(state, events)  # 4.9
 
 
 def _neighbours(state: State, u: dict[str, Any]) -> list[str]:

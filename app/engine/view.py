@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import grand, memo, nomads, usurpers
+from app.engine import grand, memo, nomads, overreach, usurpers
 from app.engine.core import State, card_name, card_type, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.defense import defense_cost, defense_terms
@@ -173,8 +173,13 @@ def _interrupt(state: State, seat: int | None) -> dict[str, Any] | None:
 
 
 def _world(state: State, seat: int | None) -> dict[str, Any]:
-    """17.5 and 24: the usurpers and the hordes, public to all."""
-    return {"usurpers": usurpers.view(state), "hordes": nomads.view(state)}
+    """17.5, 24 and 4.9: the usurpers, the hordes and the leader's overreach, public
+    to all."""
+    return {
+        "usurpers": usurpers.view(state),
+        "hordes": nomads.view(state),
+        "overreach": overreach.view(state),
+    }
 
 
 def _parley(state: State, seat: int | None) -> dict[str, Any] | None:

@@ -282,6 +282,14 @@ def _bad_relation(d: Path) -> None:
     )
 
 
+def _bad_overreach(d: Path) -> None:
+    _edit(
+        d,
+        "scenarios",
+        lambda s: _scenario(s, "teaching").update(overreach={"from_lead": 4, "per": 0, "when": 1}),
+    )
+
+
 def _missing_file(d: Path) -> None:
     (d / "innovations.json").unlink()
 
@@ -317,6 +325,8 @@ BROKEN: dict[str, tuple[Callable[[Path], None], str]] = {
     "born after accession": (_born_after_accession, "born 120 does not fit a reign from 98"),
     "area override with an unknown religion": (_bad_area_override, "unknown religion 'jedi'"),
     "relation with a power not in play": (_bad_relation, "relations key 'kushan|rome' must be two"),
+    "overreach with a zero step": (_bad_overreach, "'per' is 0, outside 1..100"),
+    "overreach with an unknown key": (_bad_overreach, "unknown keys ['when']"),
     "missing file": (_missing_file, "innovations.json is missing from the pack"),
     "invalid json": (_invalid_json, "notables.json: not valid JSON"),
 }

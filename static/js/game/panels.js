@@ -161,7 +161,22 @@ export function renderScores(node, state, ctx) {
     el("th", { scope: "col" }, "Level"),
     el("th", { scope: "col" }, "Standing"), el("th", { scope: "col" }, "")));
   fill(node, el("table", { class: "scores" }, head, el("tbody", {}, rows)),
-    el("p", { class: "hint" }, "The highest standing (points less the power's victory level) wins ", ruleLink("26.2"), "."));
+    el("p", { class: "hint" }, "The highest standing (points less the power's victory level) wins ", ruleLink("26.2"), "."),
+    overreachNote(state.view?.world?.overreach, players, ctx));
+}
+
+/** 4.9: in a scenario with overreach, who is overreaching now and what it costs. */
+function overreachNote(o, players, ctx) {
+  if (!o) return null;
+  const terms = `a lead of ${o.from_lead} points or more makes the leader's most restless area check for rebellion at each round's end, +1 per ${o.per} points of lead`;
+  if (o.seat === null || o.seat === undefined) {
+    return el("p", { class: "hint overreach" }, "Overreach: ", terms, " ", ruleLink("4.9"), ".");
+  }
+  const who = ctx.powerName(players[o.seat]?.power);
+  const where = o.area ? ctx.areaName(o.area) : "none of its areas";
+  return el("p", { class: "hint overreach", "data-seat": String(o.seat) },
+    el("strong", {}, `Overreach: ${who} leads by ${o.lead} points.`),
+    ` At the round's end ${where} makes a rebellion check at +${o.bonus} (${terms}) `, ruleLink("4.9"), ".");
 }
 
 /** The Diplomacy panel: every relation that is not neutral, the coalitions, exile,
