@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from app.engine import rng
@@ -188,10 +189,18 @@ RESULT_TEXT = {
 
 def raid_odds(rating: int) -> dict[str, float]:
     """24.13: the chance of each result of rating + one die."""
+    t = knobs("nomads")["raid"]
+    return dict(_raid_odds(rating, int(t["sack_at"]), int(t["raid_at"])))
+
+
+@lru_cache(maxsize=256)
+def _raid_odds(rating: int, sack_at: int, raid_at: int) -> tuple[tuple[str, float], ...]:
     out = {"none": Fraction(0), "raid": Fraction(0), "sack": Fraction(0)}
     for d in range(1, 7):
-        out[raid_result(rating + d)] += Fraction(1, 6)
-    return {k: float(v) for k, v in out.items()}
+        total = rating + d
+        key = "sack" if total >= sack_at else "raid" if total >= raid_at else "none"
+        out[key] += Fraction(1, 6)
+    return tuple((k, float(v)) for k, v in out.items())
 
 
 def can_defend(state: State, seat: int, area_id: str) -> bool:

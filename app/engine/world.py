@@ -48,23 +48,37 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
+# Both read only the pack, which never changes: worked out once per pack (by its
+# hash) and shared. Callers only read them.
+_KNOBS: dict[tuple[str, str], dict[str, Any]] = {}
+_HORDES: dict[str, list[dict[str, Any]]] = {}
+
+
 def knobs(section: str) -> dict[str, Any]:
     """The pack's ``world.json`` section over the defaults (a pack without the
-    file plays with no hordes and the default usurpers)."""
-    pack = cx().get("world") or {}
-    out = dict(DEFAULTS[section])
-    out.update(pack.get(section) or {})
+    file plays with no hordes and the default usurpers). Read only."""
+    pack = cx()
+    out = _KNOBS.get((pack.hash, section))
+    if out is None:
+        out = dict(DEFAULTS[section])
+        out.update((pack.get("world") or {}).get(section) or {})
+        _KNOBS[(pack.hash, section)] = out
     return out
 
 
 def hordes_of_pack() -> list[dict[str, Any]]:
-    """The hordes of the pack whose homeland lies on the map."""
-    g = geo()
-    return [
-        h
-        for h in knobs("nomads").get("hordes") or []
-        if any(a in g.areas for a in h.get("homeland", []))
-    ]
+    """The hordes of the pack whose homeland lies on the map. Read only."""
+    pack = cx()
+    out = _HORDES.get(pack.hash)
+    if out is None:
+        g = geo()
+        out = [
+            h
+            for h in knobs("nomads").get("hordes") or []
+            if any(a in g.areas for a in h.get("homeland", []))
+        ]
+        _HORDES[pack.hash] = out
+    return out
 
 
 def new_world() -> dict[str, Any]:

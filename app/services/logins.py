@@ -50,15 +50,24 @@ def clear() -> None:
         _entries.clear()
 
 
-def session_for_token(db: Session, token: str | None) -> UserSession | None:
+def cached(db: Session, token: str | None) -> UserSession | None:
+    """The login for ``token`` from the cache alone (no query), or None on a miss."""
     if not token:
         return None
-    key = accounts.hash_token(token)
     with _lock:
-        hit = _entries.get(key)
-        generation = _generation
+        hit = _entries.get(accounts.hash_token(token))
     if hit is not None and hit[0] > time.monotonic() and hit[1]["expires_at"] > utcnow():
         return _attach(db, hit[1], hit[2])
+    return None
+
+
+def session_for_token(db: Session, token: str | None) -> UserSession | None:
+    with _lock:
+        generation = _generation
+    hit = cached(db, token)
+    if hit is not None or not token:
+        return hit
+    key = accounts.hash_token(token)
     row = accounts.session_for_token(db, token)
     if row is None:
         return None

@@ -36,7 +36,7 @@ from app.web import gc_tuning, ratelimit
 from app.web.deps import publish
 from app.web.limits import BodyLimits
 from app.web.ratelimit import retry_after
-from app.web.routes import api, health, pages
+from app.web.routes import api, health, pages, play_api
 from app.web.routes import play as play_pages
 
 log = logging.getLogger(__name__)
@@ -263,6 +263,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(health.router)
+    app.include_router(play_api.router)  # first: the routes of every move
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(play_pages.router)  # the game page and /rules
