@@ -138,6 +138,9 @@ class Connection:
             if text is None or self.closed:
                 return
             await socket.send_text(text)
+            # Not kept while waiting for the next one: an idle socket would hold its
+            # last message alive (a first state is tens of KB, most of a socket's memory).
+            del text
 
 
 def encode(message: dict[str, Any]) -> str:
