@@ -206,3 +206,38 @@ def test_a_hordes_raid_opens_the_defense_dialog_in_its_name(
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_overreach_is_shown_with_the_scores_and_on_its_area(
+    served: tuple[str, Any], browser: Any
+) -> None:
+    """4.9: the leader, its lead, the area that checks and the bonus, in the Scores panel
+    and in the area's details."""
+    state = world_state()
+    state["view"]["world"]["overreach"] = {
+        "from_lead": 4,
+        "per": 2,
+        "checks": 1,
+        "seat": 0,
+        "lead": 5,
+        "bonus": 2,
+        "area": "gandhara",
+    }
+    context, page, errors = open_page(served, browser, state)
+    try:
+        page.locator("summary", has_text="Scores").click()
+        note = page.locator("#scores .overreach")
+        note.wait_for()
+        text = note.inner_text()
+        assert "Overreach: Kushan leads by 5 points." in text
+        assert "Gandhara makes a rebellion check at +2" in text
+        assert "a lead of 4 points or more" in text
+        page.hover("#area-gandhara")
+        page.wait_for_function(
+            "[...document.querySelectorAll('dd')].some(d => d.textContent.includes('rule 4.9'))"
+        )
+        assert "a rebellion check at the round's end, +2" in page.content()
+        page.screenshot(path=str(artifact("world-overreach.png")))
+        assert not errors, errors
+    finally:
+        context.close()

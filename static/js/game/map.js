@@ -247,6 +247,7 @@ export class GameMap {
     if (area.fort) bits.push(`fortification ${area.fort}`);
     if (area.usurper) bits.push("held by a usurper");
     for (const h of this.hordesAgainst(id)) bits.push(`threatened by the ${h.name}`);
+    if (this.overreachAt(id)) bits.push("restless: it checks for rebellion at the round's end");
     if (this.pick?.ids?.has(id)) bits.unshift("Choose");
     return bits.join(", ");
   }
@@ -575,6 +576,12 @@ export class GameMap {
     return (this.view?.world?.usurpers || []).find((u) => u.id === uid) || { id: uid, court: null, rating: "?" };
   }
 
+  /** 4.9: the overreach, if `id` is the leader's area that checks at the round's end. */
+  overreachAt(id) {
+    const o = this.view?.world?.overreach;
+    return o && o.seat !== null && o.seat !== undefined && o.area === id ? o : null;
+  }
+
   hordesAgainst(id) {
     return (this.view?.world?.hordes || []).filter((h) => h.target === id && !h.rode);
   }
@@ -614,6 +621,10 @@ export class GameMap {
         const pct = (x) => `${Math.round(100 * (x || 0))}%`;
         return `${h.name} (strength ${h.strength}): raid ${pct(o.raid)}, sack ${pct(o.sack)}`;
       }).join("; ") || null],
+      ["Overreach", (() => {
+        const o = this.overreachAt(id);
+        return o ? `its owner leads by ${o.lead} points: a rebellion check at the round's end, +${o.bonus} (rule 4.9)` : null;
+      })()],
       ...this.politicsRows(area.owner, seatName),
       ["Places", info.places || null],
     ].filter(([, v]) => v !== null && v !== undefined && v !== "");
