@@ -2,14 +2,14 @@
 
 A scenario may carry an ``overreach`` knob in the content pack::
 
-    "overreach": {"from_lead": 3, "per": 2, "checks": 1}
+    "overreach": {"from_lead": 4, "per": 2, "checks": 1}
 
 At the end of every round (4.6, after the usurpers act) the power with the most
-points (26.1, the victory level aside), if it leads the next by ``from_lead`` or more, makes
-``checks`` rebellion checks (17.3) in its most restless areas (highest rebellion
-value, never its court), each with +1 per ``per`` points of lead. It is the game's
-catch-up that turns into areas: a lead is a stock of areas (26.1), and only a loss of
-areas shortens it. All dice come from the state's generator (2.3).
+points (26.1, the victory level aside), if it leads the next by ``from_lead`` or
+more, makes ``checks`` rebellion checks (17.3) in its most restless areas (highest
+rebellion value, never its court), each with +1 per ``per`` points of lead. It is
+the game's catch-up that turns into areas: a lead is a stock of areas (26.1), and
+only a loss of areas shortens it. All dice come from the state's generator (2.3).
 """
 
 from __future__ import annotations
