@@ -223,8 +223,16 @@ def _need_int(
 
 
 def _id_list(
-    rep: Report, where: str, rec: dict[str, Any], key: str, known: set[str], what: str
+    rep: Report,
+    where: str,
+    rec: dict[str, Any],
+    key: str,
+    known: set[str],
+    what: str,
+    repeats: bool = False,
 ) -> list[str]:
+    """A list of known ids, each once unless ``repeats`` (a deck may hold several
+    cards of one burden, 5.1)."""
     value = rec.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         rep.error(f"{where}: {key!r} must be a list of {what} ids")
@@ -232,7 +240,7 @@ def _id_list(
     for v in value:
         if v not in known:
             rep.error(f"{where}: {key!r} names unknown {what} {v!r}")
-    if len(set(value)) != len(value):
+    if not repeats and len(set(value)) != len(value):
         rep.error(f"{where}: {key!r} lists an id twice")
     return value
 
@@ -821,7 +829,7 @@ def _check_scenarios(
                 rep.error(f"{pwhere}: court {power.get('court')!r} must be one of its own areas")
             _id_list(rep, pwhere, power, "claims", g.areas, "area")
             if "burdens" in power:
-                _id_list(rep, pwhere, power, "burdens", burden_ids, "burden")
+                _id_list(rep, pwhere, power, "burdens", burden_ids, "burden", repeats=True)
             if "notables" in power:
                 _id_list(rep, pwhere, power, "notables", notable_ids, "notable")
             _id_list(rep, pwhere, power, "ties", g.areas, "area")

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from app.content import cli
-from app.content.validate import STATURES, Report, _shape_ids, validate
+from app.content.validate import STATURES, Report, _id_list, _shape_ids, validate
 from app.engine.content import DATA_DIR, load_content
 
 REPO = Path(__file__).resolve().parents[2]
@@ -486,3 +486,15 @@ def test_every_power_field_nulled_is_reported_never_raised(tmp_path: Path) -> No
         report = validate(source, check_map=False)
         if key not in {"claims", "ties"}:  # no claims or ties is a valid start
             assert report.errors, key
+
+
+def test_a_burden_may_be_listed_twice_other_ids_may_not() -> None:
+    """5.1: a deck may start with several cards of one burden; a power's areas, claims,
+    ties or notables name each id once."""
+    rep = Report()
+    known = {"corruption", "plague"}
+    rec = {"burdens": ["corruption", "corruption", "plague"], "ties": ["a", "a"]}
+    assert _id_list(rep, "p", rec, "burdens", known, "burden", repeats=True) == rec["burdens"]
+    assert not rep.errors
+    _id_list(rep, "p", rec, "ties", {"a"}, "area")
+    assert rep.errors == ["p: 'ties' lists an id twice"]
