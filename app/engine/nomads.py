@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from app.engine import rng
-from app.engine.core import State, clamp_popularity, emit, geo, name, owned, player
+from app.engine.core import State, clamp_popularity, cx, emit, geo, name, owned, player
 from app.engine.defense import defense_cost, defense_terms
 from app.engine.rules import MAX_EXTRA_TALENTS
 from app.engine.world import hordes_of_pack, knobs, world
@@ -189,17 +189,15 @@ RESULT_TEXT = {
 
 def raid_odds(rating: int) -> dict[str, float]:
     """24.13: the chance of each result of rating + one die."""
-    t = knobs("nomads")["raid"]
-    return dict(_raid_odds(rating, int(t["sack_at"]), int(t["raid_at"])))
+    return dict(_raid_odds(cx().hash, rating))
 
 
 @lru_cache(maxsize=256)
-def _raid_odds(rating: int, sack_at: int, raid_at: int) -> tuple[tuple[str, float], ...]:
+def _raid_odds(pack: str, rating: int) -> tuple[tuple[str, float], ...]:
+    """`raid_odds` once per pack (``pack``, its hash: the table is the pack's) and rating."""
     out = {"none": Fraction(0), "raid": Fraction(0), "sack": Fraction(0)}
     for d in range(1, 7):
-        total = rating + d
-        key = "sack" if total >= sack_at else "raid" if total >= raid_at else "none"
-        out[key] += Fraction(1, 6)
+        out[raid_result(rating + d)] += Fraction(1, 6)
     return tuple((k, float(v)) for k, v in out.items())
 
 

@@ -23,10 +23,14 @@ from app.engine.scoring import score
 Event = dict[str, Any]
 
 
-def knob(state: State) -> dict[str, Any] | None:
+def terms(state: State) -> dict[str, int] | None:
+    """The scenario's knob (the validator requires all three numbers), or None: no
+    overreach in this scenario, or nobody to overreach against."""
     sc = geo().scenarios.get(str(state.get("scenario")), {})
-    value = sc.get("overreach")
-    return value if isinstance(value, dict) else None
+    k = sc.get("overreach")
+    if not isinstance(k, dict) or len(state["players"]) < 2:
+        return None
+    return {"from_lead": int(k["from_lead"]), "per": int(k["per"]), "checks": int(k["checks"])}
 
 
 def leader(state: State) -> tuple[int, int] | None:
@@ -41,16 +45,12 @@ def leader(state: State) -> tuple[int, int] | None:
 
 def check(state: State, events: list[Event]) -> None:
     """4.9: the leader's most restless areas make rebellion checks."""
-    k = knob(state)
-    if not k or len(state["players"]) < 2:
-        return
-    top = leader(state)
-    if top is None:
+    k = terms(state)
+    top = leader(state) if k else None
+    if k is None or top is None or top[1] < k["from_lead"]:
         return
     seat, lead = top
-    if lead < int(k.get("from_lead", 3)):
-        return
-    bonus = lead // max(1, int(k.get("per", 2)))
+    bonus = lead // k["per"]
     emit(
         state,
         events,
@@ -60,7 +60,7 @@ def check(state: State, events: list[Event]) -> None:
         "overreach",
         data={"seat": seat, "lead": lead, "bonus": bonus},
     )
-    for _ in range(int(k.get("checks", 1))):
+    for _ in range(k["checks"]):
         area = restless(state, seat)
         if area is None:
             return
@@ -89,19 +89,14 @@ def restless(state: State, seat: int) -> str | None:
 def view(state: State) -> dict[str, Any] | None:
     """4.9, public: the scenario's terms and, while they apply, who overreaches, by
     how much, and which area checks next at the round's end."""
-    k = knob(state)
-    if not k or len(state["players"]) < 2:
+    k = terms(state)
+    if k is None:
         return None
-    terms = {
-        "from_lead": int(k.get("from_lead", 3)),
-        "per": max(1, int(k.get("per", 2))),
-        "checks": int(k.get("checks", 1)),
-    }
     top = leader(state)
-    out: dict[str, Any] = {**terms, "seat": None, "lead": 0, "bonus": 0, "area": None}
+    out: dict[str, Any] = {**k, "seat": None, "lead": 0, "bonus": 0, "area": None}
     if top is not None:
         seat, lead = top
         out["lead"] = lead
-        if lead >= terms["from_lead"]:
-            out.update(seat=seat, bonus=lead // terms["per"], area=restless(state, seat))
+        if lead >= k["from_lead"]:
+            out.update(seat=seat, bonus=lead // k["per"], area=restless(state, seat))
     return out

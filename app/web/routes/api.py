@@ -46,7 +46,6 @@ from app.web.schemas import (
 
 router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
 log = logging.getLogger(__name__)
-JSON = "application/json"
 
 
 def user_json(user: User) -> dict[str, Any]:
