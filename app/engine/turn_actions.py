@@ -66,13 +66,16 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
         emit(
             state,
             events,
-            f"{name(state, seat)} draws a burden: strike {p['strikes']}.",
+            f"{name(state, seat)} draws a burden: a strike, the petition fails."
+            if p["petitions"]
+            else f"{name(state, seat)} draws a burden: a dead draw (the year's first card is"
+            " no strike).",
             "5.6",
             "strike",
         )
     elif p["petitions"] and card_type(card) in p.get("passed", []):
         # 5.6: on a petition, an advisor of a type already sent away this turn will not
-        # be passed over twice: the petition fails at once (two strikes).
+        # be passed over twice: a strike, and the petition fails at once.
         p["strikes"] = max(2, p["strikes"] + 1)
         emit(
             state,
@@ -93,7 +96,7 @@ def _draw_into_hand(state: State, seat: int, events: list[dict[str, Any]]) -> No
         emit(
             state,
             events,
-            f"Two strikes: {name(state, seat)}'s petition fails; popularity -1 and the year is spent.",
+            f"{name(state, seat)}'s petition fails; popularity -1 and the year is spent.",
             "5.6",
             "bust",
         )
