@@ -26,7 +26,7 @@ from app.engine.grand import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
 from app.engine.seat_view import SeatView, seat_view
-from app.engine.view import explain, view
+from app.engine.view import explain, private_view, view
 
 GameState = dict[str, Any]
 Action = dict[str, Any]
@@ -98,6 +98,7 @@ __all__ = [
     "pending",
     "replay",
     "score",
+    "private_view",
     "seat_view",
     "set_active",
     "state_hash",

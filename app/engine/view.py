@@ -338,6 +338,15 @@ def _me(state: State, seat: int) -> dict[str, Any]:
     return {k: f(state, seat) for k, f in ME_PARTS}
 
 
+def private_view(state: State, seat: int) -> dict[str, Any]:
+    """``view(state, seat)["me"]`` alone: the seat's own part, built from its player
+    record and never from the map, so a push can splice it into the public view it
+    encoded once for every seat (app/realtime/render.py)."""
+    _check_seat(state, seat)
+    with memo.SCOPE:
+        return _me(state, seat)
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     _check_seat(state, seat)
     with memo.SCOPE:

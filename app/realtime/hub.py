@@ -426,17 +426,23 @@ class Hub:
                 return False  # access may have changed: the reload decides
         stamp = self._stamps.get(game_id)
         committed = stamp[1] if stamp is not None and stamp[0] == frame.version else None
-        loop = asyncio.get_running_loop()
-        rendered = await loop.run_in_executor(self._executor, Rendered, frame, recent, committed)
-        if not all(rendered.covers(c.last_seq) for c in behind):
-            return False
         groups: dict[tuple[int | None, int], list[Connection]] = {}
         for conn in behind:
             seat = frame.seats.get(conn.user_id) if conn.user_id is not None else None
             groups.setdefault((seat, conn.last_seq), []).append(conn)
-        texts = await loop.run_in_executor(
-            self._executor, lambda: {key: rendered.text(*key) for key in groups}
-        )
+
+        def render() -> dict[tuple[int | None, int], tuple[str, int]] | None:
+            # One hand-off to the pool for the whole version: the shared part, then
+            # each (seat, events held) group's message; None if the events it must
+            # carry are no longer all in memory.
+            rendered = Rendered(frame, recent, committed)
+            if not all(rendered.covers(since) for _seat, since in groups):
+                return None
+            return {key: rendered.text(*key) for key in groups}
+
+        texts = await asyncio.get_running_loop().run_in_executor(self._executor, render)
+        if texts is None:
+            return False
         self.stats["memory"] += 1
         for key, conns in groups.items():
             text, last = texts[key]

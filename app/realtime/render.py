@@ -25,19 +25,12 @@ def dumps(value: Any) -> bytes:
 
 
 def private_part(state: dict[str, Any], seat: int) -> Any:
-    """``engine.view(state, seat)["me"]`` without rebuilding the public part's map.
-
-    The seat's private part is built from its own player record (hand, deck, holdings,
-    odds), never from the map, so it is asked of a shallow copy of the state whose map
-    is empty: the same answer at a tenth of the cost (the parity test holds the spliced
-    view equal to ``engine.view``). Should the engine ever need the map for it, the
-    full view answers instead."""
+    """``engine.view(state, seat)["me"]``, built alone (``engine.private_view``) to be
+    spliced into the public view encoded once per version (the parity test holds the
+    spliced view equal to ``engine.view``)."""
     from app import engine
 
-    try:
-        return engine.view({**state, "areas": {}}, seat)["me"]
-    except Exception:
-        return engine.view(state, seat)["me"]
+    return engine.private_view(state, seat)
 
 
 @dataclass

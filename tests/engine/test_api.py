@@ -195,6 +195,25 @@ def test_view_redacts_secrets():
         engine.view(s, 9)
 
 
+@pytest.mark.parametrize(
+    "scenario,seats",
+    [("teaching", ("kushan", "han")), ("four_empires", ("rome", "parthia", "kushan", "han"))],
+)
+def test_private_view_is_the_seats_own_part_and_never_reads_the_map(scenario, seats):
+    """``private_view`` is ``view(state, seat)["me"]`` built alone, from the player
+    records: the realtime push splices it into the public view it encoded once, so it
+    must give the same answer on a state whose map is empty."""
+    _, _, sampled = play(scenario, seats, 11, steps=300, keep=True)
+    assert sampled
+    for s in sampled:
+        for seat in range(len(seats)):
+            me = engine.view(s, seat)["me"]
+            assert engine.private_view(s, seat) == me
+            assert engine.private_view({**s, "areas": {}}, seat) == me
+    with pytest.raises(IllegalAction):
+        engine.private_view(sampled[0], 9)
+
+
 def test_default_action_is_always_legal():
     r = random.Random(3)
     s = engine.new_game("four_empires", ["rome", "parthia", "kushan"], 3)
