@@ -2,18 +2,30 @@
 
 SQLite gets WAL (readers never wait for the writer), foreign keys and a busy
 timeout, so several threads (and processes) can share one file.
+
+PostgreSQL connections are pinged before use only when they have sat idle in the
+pool (``PING_IDLE_S``): SQLAlchemy's ``pool_pre_ping`` pings on every checkout, one
+more round trip for every request and every socket action, and on a busy server a
+connection is back in use within milliseconds. A dead idle connection (the database
+restarted, a firewall dropped it) is replaced before anyone uses it; one that dies
+while in steady use fails that one transaction, which rolls back, and SQLAlchemy
+then renews the whole pool (its disconnect handling).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event, exc, text
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: a pooled PostgreSQL connection idle longer than this is pinged before use
+PING_IDLE_S = 5.0
+_RETURNED = "ig_returned_at"
 
 
 def make_engine(database_url: str, **kwargs: Any) -> Engine:
@@ -32,8 +44,28 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
             cursor.close()
 
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(database_url, **kwargs)
+    engine = create_engine(database_url, **kwargs)
+    if not kwargs.get("pool_pre_ping"):
+        _ping_when_idle(engine)
+    return engine
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_conn: Any, record: Any) -> None:
+        if record is not None:
+            record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        returned = record.info.get(_RETURNED)
+        if returned is None or time.monotonic() - returned < PING_IDLE_S:
+            return  # new, or in steady use
+        try:
+            engine.dialect.do_ping(dbapi_conn)  # what pool_pre_ping would send
+        except Exception as e:
+            # The pool discards this connection and checks out another (three tries).
+            raise exc.DisconnectionError(f"an idle connection is dead: {e}") from e
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
