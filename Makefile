@@ -48,6 +48,7 @@ lint: install-dev
 
 bench: install-dev
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/render.py
 	$(BIN)/python bench/ws_fanout.py --games 50
 
 clean:
