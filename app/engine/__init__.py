@@ -58,6 +58,18 @@ def clone(state: GameState) -> GameState:
     return copy
 
 
+def freeze(state: GameState) -> None:
+    """Promise that `state` will never change again (a server's committed position,
+    read by many threads): the engine then computes its legal actions, lasting effects
+    and owned areas once and reuses them until `thaw`. Moving it in place thaws it."""
+    memo.freeze(state)
+
+
+def thaw(state: GameState) -> None:
+    """Forget what was remembered about a frozen state (its holder lets go of it)."""
+    memo.thaw(state)
+
+
 def state_hash(state: GameState) -> str:
     return hashlib.sha256(dumps(state).encode()).hexdigest()
 
@@ -89,6 +101,7 @@ __all__ = [
     "default_action",
     "dumps",
     "explain",
+    "freeze",
     "legal_actions",
     "load_content",
     "loads",
@@ -102,6 +115,7 @@ __all__ = [
     "seat_view",
     "set_active",
     "state_hash",
+    "thaw",
     "undo",
     "using",
     "view",

@@ -67,6 +67,8 @@ class Geo:
         for a, seas in self.coasts.items():
             for s in seas:
                 self.sea_coast[s].add(a)
+        # (kind, ref) -> (name, type) of a card: filled as cards are first shown.
+        self.card_info: dict[tuple[str, str], tuple[str, str | None]] = {}
         self.lang_family: dict[str, str] = {}
         for fam, data in (pack.get("languages") or {}).items():
             for lang in data.get("languages", {}):
@@ -276,6 +278,16 @@ def card_name(card: dict[str, Any]) -> str:
     if card["kind"] == "notable":
         return str(g.notables.get(card["ref"], {}).get("name", card["ref"]))
     return str(g.burdens.get(card["ref"], {}).get("name", card["ref"]))
+
+
+def card_info(card: dict[str, Any]) -> tuple[str, str | None]:
+    """(`card_name`, `card_type`) of a card, worked out once per kind and ref."""
+    known = geo().card_info
+    key = (card["kind"], card["ref"])
+    info = known.get(key)
+    if info is None:
+        info = known[key] = (card_name(card), card_type(card))
+    return info
 
 
 ADVISOR_NAMES = {

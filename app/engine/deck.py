@@ -3,7 +3,6 @@ drawing, reshuffling, burdens, and the odds of the next draw."""
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 from app.engine import rng
@@ -130,11 +129,12 @@ def draw_odds(p: dict[str, Any], pile: list[dict[str, Any]] | None = None) -> di
             burdens += 1
         else:
             counts[t] = counts.get(t, 0) + 1
-    by_type = {t: float(Fraction(c, n)) for t, c in sorted(counts.items())} if n else {}
+    # c / n is the correctly rounded float of the fraction, as float(Fraction(c, n)) is.
+    by_type = {t: c / n for t, c in sorted(counts.items())} if n else {}
     return {
         "cards": n,
         "by_type": by_type,
-        "burden": float(Fraction(burdens, n)) if n else 0.0,
+        "burden": burdens / n if n else 0.0,
         "reshuffle": not p["deck"]["draw"],
     }
 

@@ -13,6 +13,12 @@ safe:
   tracked (every state `apply` returns, every state a test edits) are never
   memoised. The registry keeps the last `MAX_TRACKED` states (an evicted one
   only loses its memo: it is computed again).
+- **Frozen states** (`freeze`): a state its holder promises never to change
+  again, such as a server's committed position that its threads share
+  read-only. It gets the same memo as a tracked state (legal actions by seat,
+  lasting effects, owned areas, the public part of the view), computed once and read by every thread
+  until `thaw` drops it. Moving a frozen state in place (`track`) thaws it
+  first. The holder bounds the registry: it thaws what it lets go of.
 - **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
   kept up to date while areas change hands (`owner_changed`, from the one
   place that changes an owner, `ownership.change_owner`), instead of a scan
@@ -49,13 +55,15 @@ class Entry:
     """The memo of one tracked state: its legal actions by seat at the current
     position, and the stamp that names the position."""
 
-    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving")
+    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving", "public")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.legal: dict[int, list[dict[str, Any]]] = {}
         # seat -> its lasting effects (core.abilities), for this position.
         self.abilities: dict[int, tuple[dict[str, Any], ...]] = {}
+        # The public part of the view (`view.view`'s keys but "me"), once built.
+        self.public: dict[str, Any] | None = None
         self.stamp = next(_STAMPS)
         # True while `apply_in_place` is changing the state: then no memo of the
         # position (legal actions, abilities) is read or written.
@@ -68,32 +76,64 @@ class Entry:
         """The state is about to change: a new position, nothing known of it."""
         self.legal = {}
         self.abilities = {}
+        self.public = None
         self.stamp = next(_STAMPS)
 
 
 _TRACKED: dict[int, Entry] = {}
 
 
+#: id -> the memo of a frozen state (`freeze`); its holder thaws what it lets go of.
+_FROZEN: dict[int, Entry] = {}
+
+
 def tracked(state: State) -> Entry | None:
-    entry = _TRACKED.get(id(state))
+    """The memo of a tracked or frozen state, or None."""
+    key = id(state)
+    entry = _TRACKED.get(key)
     if entry is None or entry.state is not state:
-        return None
+        entry = _FROZEN.get(key)
+        if entry is None or entry.state is not state:
+            return None
     return entry
 
 
+def freeze(state: State) -> None:
+    """`state` will never change again: remember what is computed about it."""
+    with _LOCK:
+        entry = _FROZEN.get(id(state))
+        if entry is None or entry.state is not state:
+            _FROZEN[id(state)] = Entry(state)
+
+
+def thaw(state: State) -> None:
+    """Forget a frozen state's memo (its holder lets go of it, or will move it)."""
+    with _LOCK:
+        entry = _FROZEN.get(id(state))
+        if entry is not None and entry.state is state:
+            del _FROZEN[id(state)]
+
+
+def frozen_count() -> int:
+    return len(_FROZEN)
+
+
 def track(state: State) -> Entry:
-    entry = tracked(state)
-    if entry is None:
-        with _LOCK:
-            while len(_TRACKED) >= MAX_TRACKED:
-                del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
-            entry = _TRACKED[id(state)] = Entry(state)
+    entry = _TRACKED.get(id(state))
+    if entry is not None and entry.state is state:
+        return entry
+    thaw(state)  # a state about to be moved is no longer frozen
+    with _LOCK:
+        while len(_TRACKED) >= MAX_TRACKED:
+            del _TRACKED[next(iter(_TRACKED))]  # the oldest: it is only a memo
+        entry = _TRACKED[id(state)] = Entry(state)
     return entry
 
 
 def forget(state: State) -> None:
     with _LOCK:
-        if tracked(state) is not None:
+        entry = _TRACKED.get(id(state))
+        if entry is not None and entry.state is state:
             del _TRACKED[id(state)]
 
 
@@ -143,6 +183,7 @@ def restore(state: State, token: Undo) -> None:
     entry = track(state)
     entry.legal = token.legal  # the position before: its memo holds again
     entry.abilities = {}
+    entry.public = None
     entry.moving = False
     entry.stamp = token.stamp_before
 
@@ -207,8 +248,8 @@ def owned_index(state: State) -> dict[Any, list[str]] | None:
     from move to move, otherwise for the length of the engine call (``None``
     outside one: then the caller scans)."""
     areas = state["areas"]
-    entry = _TRACKED.get(id(state))
-    if entry is not None and entry.state is state:
+    entry = tracked(state)
+    if entry is not None:
         memo = entry.owned
         if memo is None or memo[0] is not areas:
             memo = entry.owned = (areas, _index(areas))

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.engine import grand, memo, nomads, overreach, usurpers
-from app.engine.core import State, card_name, card_type, geo, has_ability, player
+from app.engine.core import State, card_info, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.defense import defense_cost, defense_terms
 from app.engine.economy import rebellion_odds, rebellion_terms
@@ -44,13 +44,8 @@ AREA_KEYS = (
 def _card(card: dict[str, Any] | None) -> dict[str, Any] | None:
     if card is None:
         return None
-    return {
-        "id": card["id"],
-        "kind": card["kind"],
-        "ref": card["ref"],
-        "name": card_name(card),
-        "type": card_type(card),
-    }
+    name, kind = card_info(card)
+    return {"id": card["id"], "kind": card["kind"], "ref": card["ref"], "name": name, "type": kind}
 
 
 def _public_player(state: State, seat: int) -> dict[str, Any]:
@@ -348,9 +343,19 @@ def private_view(state: State, seat: int) -> dict[str, Any]:
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
+    """What `seat` (None: a spectator) may see. The public part is the same for every
+    seat; on a tracked or frozen state (`memo`) it is built once per position and its
+    values are shared between the views returned: do not change them."""
     _check_seat(state, seat)
     with memo.SCOPE:
-        out: dict[str, Any] = {k: f(state, seat) for k, f in PARTS}
+        entry = memo.tracked(state)
+        if entry is not None and not entry.moving:
+            public = entry.public
+            if public is None:
+                public = entry.public = {k: f(state, None) for k, f in PARTS}
+            out: dict[str, Any] = dict(public)
+        else:
+            out = {k: f(state, seat) for k, f in PARTS}
         if seat is not None:
             out["me"] = _me(state, seat)
     return out
