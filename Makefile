@@ -34,12 +34,12 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
-## test: install dev dependencies and run lint, type checks and the whole suite (PostgreSQL included)
+## test: install dev dependencies and run lint, type checks and the whole suite (PostgreSQL included) on every core
 test: install-dev chromium
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench scripts
