@@ -22,7 +22,11 @@ What it does (loopback only, bounded):
    at the end; per live game = (games - start) / N, per socket = (sockets - games) / 6N;
 6. the floor, measured in the same run after the games (bench/floor.py): one
    PostgreSQL transaction that locks a row, appends an action, updates a 5 KB
-   snapshot and NOTIFYs; the ratios of the p50s to it are printed too.
+   snapshot and NOTIFYs; the ratios of the p50s to it are printed too;
+7. CPU over the measured run: the server's per action and busy fraction (in cores),
+   the bench client's own (in cores) and the whole machine's (0-1 of all cores). The
+   client shares the machine with the server: when the machine is near 1, the tail
+   latencies are the run queue's, not the server's.
 
 Prints one JSON object (``--json``) or a short table. Asserts nothing about speed.
 """
@@ -54,6 +58,13 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def machine_ticks() -> tuple[int, int]:
+    """(busy, total) clock ticks of all cores since boot (Linux /proc/stat)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -358,6 +369,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     stats["measure"] = True
     stats["messages"] = 0
     cpu0 = cpu_seconds(pid)
+    mine0 = time.process_time()
+    busy0, total0 = machine_ticks()
     t1 = time.monotonic()
     await asyncio.gather(
         *(
@@ -366,6 +379,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         )
     )
     duration = time.monotonic() - t1
+    busy1, total1 = machine_ticks()
+    client_cpu = time.process_time() - mine0
     gc.enable()
     rss_end = rss_kb(pid)
     cpu = cpu_seconds(pid) - cpu0
@@ -414,6 +429,10 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "kb_per_live_game_at_end": round((rss_end - rss_start) / args.games, 1),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, stats["actions"]), 2),
         "server_cpu_busy": round(cpu / duration, 2),
+        # the bench's own client, in cores, and every core of the machine, 0-1: when
+        # the machine is near 1, latencies are the run queue's, not the server's
+        "client_cpu_busy": round(client_cpu / duration, 2),
+        "machine_busy": round((busy1 - busy0) / max(1, total1 - total0), 2),
         "messages_per_s": round(stats["messages"] / duration, 1),
         "actions_per_s": round(stats["actions"] / duration, 1),
         "duration_s": round(duration, 2),
