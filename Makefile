@@ -39,7 +39,7 @@ test: install-dev chromium
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=15
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench scripts

@@ -31,10 +31,12 @@ ONE_ROUND = {"end_turn": 1, "rounds": 1}
 
 # The big run.
 TEACHING_GAMES = 1700
-TEACHING_BATCHES = 4  # four tests of 425 games: each well inside its time limit
+# Ten tests of 170 games: each well inside its time limit, and small enough that
+# `make test`'s workers (pytest-xdist) share them out evenly.
+TEACHING_BATCHES = 10
 SHORT_GAMES_PER_SCENARIO = 100
 BIG_RUN_PROBE_RATE = 0.25
-# A batch takes about a minute of one quiet core; the limit leaves room for a busy machine.
+# A batch takes well under a minute of one quiet core; the limit leaves room for a busy machine.
 BIG_RUN_TIMEOUT = 1800
 
 

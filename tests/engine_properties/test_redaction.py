@@ -196,9 +196,10 @@ def test_views_along_a_whole_game_of_every_scenario_hold_no_secret(scenario: str
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-@game_settings(40)
+@pytest.mark.parametrize("batch", range(4))  # 40 games in four tests, for `make test`'s workers
+@game_settings(10)
 @given(seed=SEEDS)
-def test_views_along_many_teaching_games_hold_no_secret(seed: int) -> None:
+def test_views_along_many_teaching_games_hold_no_secret(batch: int, seed: int) -> None:
     assert check_game(teaching(), seed, every=2) > 0
 
 
