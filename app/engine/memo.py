@@ -16,7 +16,7 @@ safe:
 - **Frozen states** (`freeze`): a state its holder promises never to change
   again, such as a server's committed position that its threads share
   read-only. It gets the same memo as a tracked state (legal actions by seat,
-  lasting effects, owned areas, the public part of the view), computed once and read by every thread
+  lasting effects, owned areas), computed once and read by every thread
   until `thaw` drops it. Moving a frozen state in place (`track`) thaws it
   first. The holder bounds the registry: it thaws what it lets go of.
 - **Owned areas per seat** (`owned_index`): an index owner -> sorted area ids,
@@ -55,15 +55,13 @@ class Entry:
     """The memo of one tracked state: its legal actions by seat at the current
     position, and the stamp that names the position."""
 
-    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving", "public")
+    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.legal: dict[int, list[dict[str, Any]]] = {}
         # seat -> its lasting effects (core.abilities), for this position.
         self.abilities: dict[int, tuple[dict[str, Any], ...]] = {}
-        # The public part of the view (`view.view`'s keys but "me"), once built.
-        self.public: dict[str, Any] | None = None
         self.stamp = next(_STAMPS)
         # True while `apply_in_place` is changing the state: then no memo of the
         # position (legal actions, abilities) is read or written.
@@ -76,7 +74,6 @@ class Entry:
         """The state is about to change: a new position, nothing known of it."""
         self.legal = {}
         self.abilities = {}
-        self.public = None
         self.stamp = next(_STAMPS)
 
 
@@ -183,7 +180,6 @@ def restore(state: State, token: Undo) -> None:
     entry = track(state)
     entry.legal = token.legal  # the position before: its memo holds again
     entry.abilities = {}
-    entry.public = None
     entry.moving = False
     entry.stamp = token.stamp_before
 

@@ -343,19 +343,9 @@ def private_view(state: State, seat: int) -> dict[str, Any]:
 
 
 def view(state: State, seat: int | None) -> dict[str, Any]:
-    """What `seat` (None: a spectator) may see. The public part is the same for every
-    seat; on a tracked or frozen state (`memo`) it is built once per position and its
-    values are shared between the views returned: do not change them."""
     _check_seat(state, seat)
     with memo.SCOPE:
-        entry = memo.tracked(state)
-        if entry is not None and not entry.moving:
-            public = entry.public
-            if public is None:
-                public = entry.public = {k: f(state, None) for k, f in PARTS}
-            out: dict[str, Any] = dict(public)
-        else:
-            out = {k: f(state, seat) for k, f in PARTS}
+        out: dict[str, Any] = {k: f(state, seat) for k, f in PARTS}
         if seat is not None:
             out["me"] = _me(state, seat)
     return out
