@@ -84,30 +84,28 @@ _TRACKED: dict[int, Entry] = {}
 _FROZEN: dict[int, Entry] = {}
 
 
+def _entry(registry: dict[int, Entry], state: State) -> Entry | None:
+    """`state`'s own entry in `registry` (an id can be reused once its state is gone)."""
+    entry = registry.get(id(state))
+    return entry if entry is not None and entry.state is state else None
+
+
 def tracked(state: State) -> Entry | None:
     """The memo of a tracked or frozen state, or None."""
-    key = id(state)
-    entry = _TRACKED.get(key)
-    if entry is None or entry.state is not state:
-        entry = _FROZEN.get(key)
-        if entry is None or entry.state is not state:
-            return None
-    return entry
+    return _entry(_TRACKED, state) or _entry(_FROZEN, state)
 
 
 def freeze(state: State) -> None:
     """`state` will never change again: remember what is computed about it."""
     with _LOCK:
-        entry = _FROZEN.get(id(state))
-        if entry is None or entry.state is not state:
+        if _entry(_FROZEN, state) is None:
             _FROZEN[id(state)] = Entry(state)
 
 
 def thaw(state: State) -> None:
     """Forget a frozen state's memo (its holder lets go of it, or will move it)."""
     with _LOCK:
-        entry = _FROZEN.get(id(state))
-        if entry is not None and entry.state is state:
+        if _entry(_FROZEN, state) is not None:
             del _FROZEN[id(state)]
 
 
@@ -116,8 +114,8 @@ def frozen_count() -> int:
 
 
 def track(state: State) -> Entry:
-    entry = _TRACKED.get(id(state))
-    if entry is not None and entry.state is state:
+    entry = _entry(_TRACKED, state)
+    if entry is not None:
         return entry
     thaw(state)  # a state about to be moved is no longer frozen
     with _LOCK:
@@ -129,8 +127,7 @@ def track(state: State) -> Entry:
 
 def forget(state: State) -> None:
     with _LOCK:
-        entry = _TRACKED.get(id(state))
-        if entry is not None and entry.state is state:
+        if _entry(_TRACKED, state) is not None:
             del _TRACKED[id(state)]
 
 

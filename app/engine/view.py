@@ -44,8 +44,14 @@ AREA_KEYS = (
 def _card(card: dict[str, Any] | None) -> dict[str, Any] | None:
     if card is None:
         return None
-    name, kind = card_info(card)
-    return {"id": card["id"], "kind": card["kind"], "ref": card["ref"], "name": name, "type": kind}
+    name, advisor_type = card_info(card)
+    return {
+        "id": card["id"],
+        "kind": card["kind"],
+        "ref": card["ref"],
+        "name": name,
+        "type": advisor_type,
+    }
 
 
 def _public_player(state: State, seat: int) -> dict[str, Any]:
