@@ -145,10 +145,9 @@ class BotWorker:
         from app.store.models import Game
 
         with self.factory() as db:
-            row = gamelog.read_row(db, game_id)
-            if row.status != "active" or not row.started:
+            row, state = gamelog.read_current(db, game_id)
+            if row.status != "active" or state is None:
                 return False
-            state = gamelog.load_state(row, db)
             seat = play.bot_turn(row, state)  # type: ignore[arg-type]
             if seat is None:
                 if row.server_turn:  # nothing to do after all: clear the to-do flag

@@ -379,9 +379,16 @@ _READ = (
     .order_by(_S.c.index)
 )
 _READ_LOCKED = _READ.with_for_update(of=_G)
-_STATE_TEXT = select(_G.c.state).where(_G.c.id == bindparam("game_id"))
+# The snapshot the row names, read by its seq: the game row's text only while it is still
+# that snapshot, else the immutable ``snapshots`` row (see ``_snapshot_text``).
+_STATE_TEXT = select(_G.c.state).where(
+    _G.c.id == bindparam("game_id"), _G.c.state_seq == bindparam("seq")
+)
+_SNAPSHOT_TEXT = select(_SNAP.c.state).where(
+    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
+)
 _LOG_AFTER = (
-    select(_A.c.seat, _A.c.action)
+    select(_A.c.seat, _A.c.action, _A.c.version)
     .where(
         _A.c.game_id == bindparam("game_id"),
         _A.c.seq > bindparam("after"),
@@ -451,17 +458,22 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     if hit is not None:
         return hit
     conn = db.connection()
+    text: str | None
     if isinstance(game, GameRow):
-        text = game.state_text or conn.execute(_STATE_TEXT, {"game_id": game.id}).scalar()
         seq = game.state_seq
+        text = game.state_text or _snapshot_text(db, game.id, seq)
     else:
         text, seq = game.state, game.state_seq
     state = parse_state(text or "")
     if game.last_action > seq:
         rows = conn.execute(
             _LOG_AFTER, {"game_id": game.id, "after": seq, "upto": game.last_action}
-        )
-        for seat, action in rows:
+        ).all()
+        # An undo committed since the row was read removes its last action (and may
+        # append another under the same seq, at a later version): not this version.
+        if len(rows) != game.last_action - seq or any(v > game.version for _, _, v in rows):
+            raise _moved_on(game.id)
+        for seat, action, _ in rows:
             state, _ = engine.apply(state, seat, action)
     if isinstance(game, GameRow) and not db.info.get(_PENDING):
         # Read straight from the row at the start of the transaction: committed.
@@ -469,6 +481,46 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     else:
         remember(db, game.id, game.version, game.seed, state)
     return state
+
+
+def read_current(db: Session, game_id: int) -> tuple[GameRow, dict[str, Any] | None]:
+    """A reader's game row and its state (None before the start), read again in the
+    rare case a writer changed the game under the read (``_moved_on``)."""
+    for attempt in range(3):
+        row = read_row(db, game_id)
+        if not row.started:
+            return row, None
+        try:
+            return row, load_state(row, db)
+        except Conflict as exc:
+            if exc.code != "changed_while_read" or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _snapshot_text(db: Session, game_id: int, seq: int) -> str:
+    """The snapshot after `seq` actions, as a row read earlier names it.
+
+    A reader's statements are not one snapshot of the database (SQLite outside a write
+    transaction, PostgreSQL at READ COMMITTED), so a writer may commit a newer snapshot
+    between reading the row and reading its text; replaying the row's actions onto that
+    one would apply some twice. The game row's text is taken only while it is still the
+    snapshot after `seq`, else the ``snapshots`` row, which is never rewritten."""
+    conn = db.connection()
+    params = {"game_id": game_id, "seq": seq}
+    text = conn.execute(_STATE_TEXT, params).scalar()
+    if text is None:
+        text = conn.execute(_SNAPSHOT_TEXT, params).scalar()
+    if text is None:  # an undo since removed it: the row read is no longer the game
+        raise _moved_on(game_id)
+    return str(text)
+
+
+def _moved_on(game_id: int) -> Conflict:
+    return Conflict(
+        f"Game {game_id} changed while it was being read; read it again.",
+        code="changed_while_read",
+    )
 
 
 def snapshot_due(game: Game | GameRow, force: bool = False) -> bool:

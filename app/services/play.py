@@ -629,10 +629,10 @@ def seat_view(
 ) -> dict[str, Any]:
     """What `user_id` (None = a spectator) may see of the game, with their legal actions."""
     # One Core read of the game and its seats; the state from memory (the hot read).
-    row: Any = gamelog.read_row(db, game_id)
+    row: Any
+    row, state = gamelog.read_current(db, game_id)
     if not lobby.can_see(db, row, user_id, code):
         raise Forbidden("This game is private.")
-    state = gamelog.load_state(row, db) if row.started else None
     prompts = prompts_with_deadlines(row, state) if state is not None else []
     mine = lobby.seat_of(row, user_id)
     undo_seat = undoable_seat(db, row, state) if mine is not None else None

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.services import accounts, gamelog, lobby, play
+from app.services.errors import Conflict, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game, Snapshot
 
@@ -139,6 +140,81 @@ def test_a_rolled_back_submit_leaves_nothing_in_memory(factory: sessionmaker[Ses
             game.scenario, seats, game.seed or 0, [(a.seat, a.action) for a in actions]
         )
         assert engine.dumps(gamelog.load_state(game, db)) == engine.dumps(replayed)
+
+
+def _replayed(db: Session, gid: int, upto: int) -> dict[str, Any]:
+    game = db.get(Game, gid)
+    assert game is not None
+    actions = db.scalars(
+        select(Action).where(Action.game_id == gid, Action.seq <= upto).order_by(Action.seq)
+    ).all()
+    seats = [s.power or "" for s in game.seats]
+    return engine.replay(
+        game.scenario, seats, game.seed or 0, [(a.seat, a.action) for a in actions]
+    )
+
+
+def test_a_reader_is_not_torn_by_a_snapshot_written_while_it_reads(
+    factory: sessionmaker[Session],
+) -> None:
+    """A reader (a GET of the view, the bot worker) reads the game row and then, on a
+    cache miss, the snapshot. A writer that commits a snapshot in between must not make
+    it replay the row's actions onto the newer snapshot (once a 500 in a browser test:
+    the replay refused an action it had already applied)."""
+    gid, users = two_humans(factory)
+    rng = random.Random(7)
+    for _ in range(gamelog.SNAPSHOT_EVERY - 1):
+        step(factory, gid, users, rng)
+    with factory() as reader:
+        row = gamelog.read_row(reader, gid)
+        assert row.last_action == gamelog.SNAPSHOT_EVERY - 1 and row.state_seq == 0
+        step(factory, gid, users, rng)  # commits action 25 and a snapshot after it
+        gamelog.states.clear()  # another process: nothing cached
+        state = gamelog.load_state(row, reader)
+        assert engine.dumps(state) == engine.dumps(_replayed(reader, gid, row.last_action))
+        reader.rollback()
+    with factory() as db:
+        assert db.get(Game, gid).state_seq == gamelog.SNAPSHOT_EVERY  # type: ignore[union-attr]
+
+
+def test_a_reader_overtaken_by_an_undo_reads_the_game_again(
+    factory: sessionmaker[Session],
+) -> None:
+    """An undo removes the last action the reader's row counts: replaying what is left
+    would pass off an older state as that version, so the load refuses it and
+    ``read_current`` reads the game again."""
+    gid, users = two_humans(factory)
+    rng = random.Random(3)
+    for _ in range(80):
+        with factory() as db:
+            game = db.get(Game, gid)
+            assert game is not None
+            state = gamelog.load_state(game, db)
+            seat = engine.pending(state)[0]["seat"]
+            legal = engine.legal_actions(state, seat)
+            quiet = [a for a in legal if a["type"] in ("tax", "remove_tie", "dismiss")]
+            action = rng.choice(quiet or legal)
+            play.submit_action(db, gid, users[seat], action, game.version, None)
+            db.commit()
+        with factory() as reader:
+            row = gamelog.read_row(reader, gid)
+            with factory() as db:
+                try:
+                    play.undo(db, gid, users[seat], row.version)
+                except Invalid:
+                    continue
+                db.commit()
+            gamelog.states.clear()  # another process: nothing cached
+            with pytest.raises(Conflict) as refused:
+                gamelog.load_state(row, reader)
+            assert refused.value.code == "changed_while_read"
+            again, state = gamelog.read_current(reader, gid)
+            assert again.version == row.version + 1
+            assert again.last_action == row.last_action - 1
+            assert state is not None
+            assert engine.dumps(state) == engine.dumps(_replayed(reader, gid, again.last_action))
+            return
+    pytest.fail("no undoable decision in 80 steps")
 
 
 def test_orjson_is_byte_for_byte_the_engine_canonical_json() -> None:
