@@ -13,6 +13,7 @@ Screenshots go to test-artifacts/ (undo.png, standin.png).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -329,6 +330,84 @@ def test_a_finished_game_is_stepped_through_with_every_hand_shown(
         # A shared link opens at its step.
         page.goto(f"/games/{game_id}/replay#step=5")
         wait_js(page, "document.body.dataset.step === '5'")
+        assert not errors, errors
+    finally:
+        context.close()
+
+
+def hold_acks_until_the_push(page: Any) -> list[str]:
+    """Route the page's game socket through the test, forwarding each server message
+    except an ``ack``, which is held until the next message has gone through: the push
+    of the new position then always beats the ack (as it may on a busy server)."""
+    order: list[str] = []
+
+    def handler(ws: Any) -> None:
+        server = ws.connect_to_server()
+        held: list[str | bytes] = []
+
+        def from_server(message: str | bytes) -> None:
+            kind = ""
+            if isinstance(message, str) and message.startswith("{"):
+                kind = str(json.loads(message).get("type", ""))
+            if kind == "ack":
+                held.append(message)
+                return
+            ws.send(message)
+            if kind in ("update", "state", "sync"):
+                order.append(kind)
+            while held:
+                ws.send(held.pop(0))
+                order.append("ack")
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/games/\d+"), handler)
+    return order
+
+
+def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """Taxing one area and then choosing another: the second area's odds appear even
+    when the new position arrives before the server's ack of the first tax. (The page
+    once marked the new position as already spent, and its breakdown never came.)"""
+    game_id, people = two_people(live_server, new_player)
+    seats = by_seat(game_id, people)
+    for _ in range(20):  # diplomacy and the initiative, answered over the API
+        views = {s: p.view(game_id) for s, p in seats.items()}
+        seat, view = next((s, v) for s, v in views.items() if v["legal_actions"])
+        taxes = [a for a in view["legal_actions"] if a["type"] == "tax"]
+        if len({a["area"] for a in taxes}) >= 2:
+            break
+        r = seats[seat].act(game_id, view["legal_actions"][0], view["version"])
+        assert r.status_code == 200, r.text
+    else:
+        pytest.fail("no turn with two areas to tax")
+    first, second = taxes[0], next(a for a in taxes if a["area"] != taxes[0]["area"])
+
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
+    context.add_cookies(
+        [{"name": "ig_session", "value": seats[seat].session_cookie, "url": live_server.url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    order = hold_acks_until_the_push(page)
+    try:
+        page.goto(f"/games/{game_id}")
+        wait_js(page, f"Number(document.body.dataset.version || -1) >= {view['version']}")
+        scope = "#decide-body .taxation"
+        for action in (first, second):
+            page.locator(f'{scope} button.chip[data-area="{action["area"]}"]').click()
+            page.locator(f'{scope} button.chip[data-tax="{action["amount"]}"]').click()
+            page.locator(f"{scope} .explain-box .explain").wait_for()
+            if action is first:
+                page.locator(f"{scope} .commit button.act").click()
+                wait_js(page, f"Number(document.body.dataset.version || -1) > {view['version']}")
+                wait_js(page, "!document.querySelector('#decide-body.busy')")
+        assert order[-2:] == ["update", "ack"], order  # the push did come first
+        shot(page, "odds-after-early-push.png")
         assert not errors, errors
     finally:
         context.close()

@@ -792,7 +792,8 @@ export class Decisions {
   async send(action) {
     if (this.busy) return;
     this.busy = true;
-    this.sentFrom = this.version;
+    const from = this.version;
+    this.sentFrom = from;
     clearTimeout(this.hoverTimer);
     this.ctx.api.abortExplains();
     this.explainCacheSig = "";  // aborted answers must not be served from the cache
@@ -800,11 +801,15 @@ export class Decisions {
     this.root.classList.add("busy");
     this.dialog.classList.add("busy");
     try {
-      // Once accepted, the position on screen is gone even if its new state has not
-      // arrived yet (the ack can beat the push): no breakdown is asked of it until then.
-      if (await this.ctx.send(action)) this.spentVersion = this.version;
-      this.sel = {};
-      this.saveSelection();
+      // Once accepted, the position it was sent from is gone even if its new state has
+      // not arrived yet (the ack can beat the push): no breakdown is asked of it until
+      // then. The push can also beat the ack: `this.version` may already be the new
+      // position, which is not spent, and any choice begun on it is kept.
+      if (await this.ctx.send(action)) this.spentVersion = from;
+      if (this.version === from) {
+        this.sel = {};
+        this.saveSelection();
+      }
     } finally {
       this.busy = false;
       this.root.classList.remove("busy");
