@@ -108,11 +108,10 @@ class StateCache:
 
     Key: (database, game id); value: (version, seed, state). The database is part of
     the key because one process may talk to several (the tests do), where game ids
-    repeat. The states are shared, never mutated: the engine's ``apply`` copies.
-
-    They are not frozen (``engine.freeze``): with the cache freezing them, a live test
-    game's log once held an action its replay refused (2026-11-25, under two test
-    workers; cause not found), so the hook is off until that is understood."""
+    repeat. The states are shared, never mutated: the engine's ``apply`` copies. So
+    each is frozen (``engine.freeze``) while it is here: the legal actions, lasting
+    effects and owned areas that a push, a submit, a view and a bot ask for are worked
+    out once per version, not once per request; a state let go of is thawed."""
 
     def __init__(self, size: int = CACHE_GAMES) -> None:
         self.size = size
@@ -136,17 +135,26 @@ class StateCache:
     def put(
         self, db_key: str, game_id: int, version: int, seed: int | None, state: dict[str, Any]
     ) -> None:
+        from app import engine
+
         with self._lock:
             old = self._states.get((db_key, game_id))
             if old is not None and old[0] > version and old[1] == seed:
                 return  # a newer version is already here
+            if old is not None and old[2] is not state:
+                engine.thaw(old[2])
+            engine.freeze(state)
             self._states[(db_key, game_id)] = (version, seed, state)
             self._states.move_to_end((db_key, game_id))
             while len(self._states) > self.size:
-                self._states.popitem(last=False)
+                engine.thaw(self._states.popitem(last=False)[1][2])
 
     def clear(self) -> None:
+        from app import engine
+
         with self._lock:
+            for _version, _seed, state in self._states.values():
+                engine.thaw(state)
             self._states.clear()
 
     def __len__(self) -> int:

@@ -228,3 +228,25 @@ def test_orjson_is_byte_for_byte_the_engine_canonical_json() -> None:
             break
         seat = prompts[0]["seat"]
         state, _ = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
+
+
+def test_the_state_cache_freezes_what_it_holds_and_thaws_what_it_lets_go() -> None:
+    """Cached states are shared read-only: frozen while held (the engine remembers
+    their legal actions once per version), thawed when replaced, evicted or cleared."""
+    from app.engine import memo
+
+    cache = gamelog.StateCache(size=2)
+    states = [engine.new_game("teaching", ["kushan", "han"], seed=s) for s in range(4)]
+    try:
+        cache.put("db", 1, 1, 0, states[0])
+        assert memo.tracked(states[0]) is not None
+        cache.put("db", 1, 2, 0, states[1])  # a new version replaces the old one
+        assert memo.tracked(states[0]) is None and memo.tracked(states[1]) is not None
+        cache.put("db", 2, 1, 0, states[2])
+        cache.put("db", 3, 1, 0, states[3])  # game 1 is the oldest: evicted
+        assert memo.tracked(states[1]) is None
+        assert cache.get("db", 3, 1, 0) is states[3]
+        cache.clear()
+        assert all(memo.tracked(s) is None for s in states)
+    finally:
+        cache.clear()
