@@ -411,3 +411,43 @@ def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_a_late_answer_to_a_poll_does_not_take_the_page_back(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """The page's slow poll of the view is answered at version V; before that answer
+    arrives, the socket pushes V+1. The page stays at V+1: it once went back to V, and
+    since the server had pushed V+1 already, it waited on a stale board until the next
+    poll (a browser test's intermittent 'did not move past version' failure)."""
+    game_id, people = two_people(live_server, new_player)
+    seats = by_seat(game_id, people)
+    context, page, errors = open_page(browser, live_server, seats[0], game_id)
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        held.append((route, route.fetch()))  # answered now, delivered later
+
+    try:
+        version = int(page.evaluate("Number(document.body.dataset.version)"))
+        page.route(re.compile(r"/api/games/\d+/view$"), hold)
+        page.evaluate("() => { window.__poll = window.imperialGlory.refresh(); }")
+        deadline = time.monotonic() + 15
+        while not held:
+            assert time.monotonic() < deadline, "the page did not ask for the view"
+            page.wait_for_timeout(50)
+        view = next(v for v in (p.view(game_id) for p in people) if v["legal_actions"])
+        assert view["version"] == version
+        mover = seats[view["seat"]]
+        r = mover.act(game_id, view["legal_actions"][0], version)
+        assert r.status_code == 200, r.text
+        wait_js(page, f"Number(document.body.dataset.version) === {version + 1}")  # pushed
+        route, response = held.pop()
+        route.fulfill(response=response)  # the older answer arrives last
+        after = page.evaluate(
+            "async () => { await window.__poll; return document.body.dataset.version; }"
+        )
+        assert int(after) == version + 1
+        assert not errors, errors
+    finally:
+        context.close()

@@ -248,6 +248,9 @@ class GamePage {
       if (next.last_seq !== undefined && next.last_seq > (this.chronicle.lastSeq || 0)) {
         await this.catchUpEvents();
       }
+      // A push may have brought a newer version while this answer was on its way: an
+      // older answer must not take the page back (the socket is not pushed it again).
+      if (this.state && typeof next.version === "number" && next.version < (this.state.version ?? -1)) return;
       if (!this.state || next.version !== this.state.version || JSON.stringify(next.legal_actions) !== JSON.stringify(this.state.legal_actions)) {
         this.setState(next);
       }
