@@ -104,7 +104,9 @@ class ServiceSource:
 
         with self.session() as db:
             try:
-                payloads = self._payloads(db, game_id, sorted({w.user_id for w in wants}, key=str))
+                payloads = self._read_payloads(
+                    db, game_id, sorted({w.user_id for w in wants}, key=str)
+                )
             except ServiceError as exc:  # the game is gone
                 error = (_close_code(exc.status), exc.message[:120])
                 return GameLoad({w.user_id: SeatLoad({}, {}, error) for w in wants}, [], 0)
@@ -170,6 +172,22 @@ class ServiceSource:
 
         query = select(func.max(ChatMessage.id)).where(ChatMessage.game_id == game_id)
         return int(db.scalar(query) or 0)
+
+    def _read_payloads(
+        self, db: Session, game_id: int, user_ids: list[int | None]
+    ) -> dict[int | None, dict[str, Any] | tuple[int, str]]:
+        """``_payloads``, read again when a writer changed the game under the read
+        (``gamelog``'s ``changed_while_read``: an undo committed meanwhile)."""
+        from app.services.errors import Conflict
+
+        for attempt in range(3):
+            try:
+                return self._payloads(db, game_id, user_ids)
+            except Conflict as exc:
+                if exc.code != "changed_while_read" or attempt == 2:
+                    raise
+                db.rollback()  # forget the rows read: the next attempt reads them afresh
+        raise AssertionError("unreachable")
 
     def _payloads(
         self, db: Session, game_id: int, user_ids: list[int | None]

@@ -247,3 +247,38 @@ def test_an_idle_socket_does_not_hold_its_last_message() -> None:
         await task
 
     asyncio.run(run())
+
+
+def test_a_reload_overtaken_by_an_undo_is_read_again_not_taken_for_a_gone_game(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``gamelog`` refuses a read that an undo overtook (``changed_while_read``). The
+    hub's reload reads again: the error is not "the game is gone", which would close
+    every socket of the game."""
+    from app.realtime.hub import Want
+    from app.services.errors import Conflict
+
+    with factory() as db:
+        alice = accounts.signup(db, "alice", "correct horse 1")
+        bob = accounts.signup(db, "bob", "correct horse 1")
+        game = lobby.create_game(
+            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
+        )
+        lobby.join(db, game, bob)
+        lobby.start(db, game, alice)
+        db.commit()
+        gid, uid = game.id, alice.id
+    real = gamelog.load_state
+    refusals = [1]
+
+    def overtaken_once(*args: Any, **kwargs: Any) -> Any:
+        if refusals:
+            refusals.pop()
+            raise Conflict("changed under the read", code="changed_while_read")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gamelog, "load_state", overtaken_once)
+    load = ServiceSource(factory).load(gid, [Want(uid, None)], None)
+    assert not refusals
+    seat = load.seats[uid]
+    assert seat.error is None and seat.payload["version"] >= 1 and seat.payload["view"]
