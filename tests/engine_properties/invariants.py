@@ -6,9 +6,10 @@ the state as docs/engine-contract.md describes it.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
+
+import orjson
 
 from app import engine
 from app.engine.content import content
@@ -16,8 +17,10 @@ from app.engine.errors import IllegalAction
 
 
 def canon(value: Any) -> str:
-    """Canonical JSON, so that ``True`` and ``1`` (or ``1.0``) are told apart."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    """Canonical JSON, so that ``True`` and ``1`` (or ``1.0``) are told apart: compact,
+    keys sorted (orjson: what ``json.dumps(sort_keys=True, separators=(",", ":"))``
+    gives here, at a fraction of its cost in the long random runs)."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS).decode()
 
 
 def listed_form(action: Any) -> str:
