@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -45,8 +46,13 @@ def by_seat(game_id: int, people: list[Any]) -> dict[int, Any]:
 
 
 def open_page(
-    browser: Any, live_server: Any, player: Any, game_id: int
+    browser: Any,
+    live_server: Any,
+    player: Any,
+    game_id: int,
+    before: Callable[[Any], None] | None = None,
 ) -> tuple[Any, Any, list[str]]:
+    """`player`'s game page, drawn; `before(page)` runs before it is loaded (routes)."""
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
     context.add_cookies(
         [{"name": "ig_session", "value": player.session_cookie, "url": live_server.url}]
@@ -55,6 +61,8 @@ def open_page(
     page.set_default_timeout(15000)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    if before is not None:
+        before(page)
     page.goto(f"/games/{game_id}")
     wait_js(page, "(document.body.dataset.version || '') !== ''")  # the view is drawn
     return context, page, errors
@@ -335,11 +343,11 @@ def test_a_finished_game_is_stepped_through_with_every_hand_shown(
         context.close()
 
 
-def hold_acks_until_the_push(page: Any) -> list[str]:
+def hold_acks_until_the_push(page: Any, order: list[str]) -> None:
     """Route the page's game socket through the test, forwarding each server message
     except an ``ack``, which is held until the next message has gone through: the push
-    of the new position then always beats the ack (as it may on a busy server)."""
-    order: list[str] = []
+    of the new position then always beats the ack (as it may on a busy server). The
+    kinds forwarded are appended to `order`."""
 
     def handler(ws: Any) -> None:
         server = ws.connect_to_server()
@@ -362,7 +370,6 @@ def hold_acks_until_the_push(page: Any) -> list[str]:
         server.on_message(from_server)
 
     page.route_web_socket(re.compile(r"/ws/games/\d+"), handler)
-    return order
 
 
 def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
@@ -385,17 +392,11 @@ def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
         pytest.fail("no turn with two areas to tax")
     first, second = taxes[0], next(a for a in taxes if a["area"] != taxes[0]["area"])
 
-    context = browser.new_context(base_url=live_server.url, viewport={"width": 1400, "height": 900})
-    context.add_cookies(
-        [{"name": "ig_session", "value": seats[seat].session_cookie, "url": live_server.url}]
+    order: list[str] = []
+    context, page, errors = open_page(
+        browser, live_server, seats[seat], game_id, lambda p: hold_acks_until_the_push(p, order)
     )
-    page = context.new_page()
-    page.set_default_timeout(15000)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    order = hold_acks_until_the_push(page)
     try:
-        page.goto(f"/games/{game_id}")
         wait_js(page, f"Number(document.body.dataset.version || -1) >= {view['version']}")
         scope = "#decide-body .taxation"
         for action in (first, second):
@@ -425,10 +426,17 @@ def test_a_late_answer_to_a_poll_does_not_take_the_page_back(
     context, page, errors = open_page(browser, live_server, seats[0], game_id)
     held: list[tuple[Any, Any]] = []
 
+    asked: list[Any] = []
+
     def hold(route: Any) -> None:
+        if asked:  # only the poll under test is held
+            route.continue_()
+            return
+        asked.append(route)
         held.append((route, route.fetch()))  # answered now, delivered later
 
     try:
+        wait_js(page, "window.imperialGlory.live?.status === 'connected'")  # pushes flow
         version = int(page.evaluate("Number(document.body.dataset.version)"))
         page.route(re.compile(r"/api/games/\d+/view$"), hold)
         page.evaluate("() => { window.__poll = window.imperialGlory.refresh(); }")

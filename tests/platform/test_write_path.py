@@ -38,16 +38,30 @@ def two_humans(factory: sessionmaker[Session]) -> tuple[int, dict[int, int]]:
         return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
 
-def step(factory: sessionmaker[Session], gid: int, users: dict[int, int], rng: Any) -> Any:
+def position(db: Session, gid: int) -> tuple[Game, dict[str, Any], int, list[dict[str, Any]]]:
+    """The game row, its state, the first prompted seat and that seat's legal actions."""
+    game = db.get(Game, gid)
+    assert game is not None
+    state = gamelog.load_state(game, db)
+    seat = engine.pending(state)[0]["seat"]
+    return game, state, seat, engine.legal_actions(state, seat)
+
+
+def step(
+    factory: sessionmaker[Session],
+    gid: int,
+    users: dict[int, int],
+    rng: Any,
+    prefer: tuple[str, ...] = (),
+) -> tuple[Any, int]:
+    """One random legal action by the prompted seat (of a `prefer`red type if it has
+    one), committed: (its result, the seat)."""
     with factory() as db:
-        game = db.get(Game, gid)
-        assert game is not None
-        state = gamelog.load_state(game, db)
-        seat = engine.pending(state)[0]["seat"]
-        action = rng.choice(engine.legal_actions(state, seat))
+        game, _, seat, legal = position(db, gid)
+        action = rng.choice([a for a in legal if a["type"] in prefer] or legal)
         result = play.submit_action(db, gid, users[seat], action, game.version, None)
         db.commit()
-        return result
+        return result, seat
 
 
 def test_snapshots_every_n_actions_carry_the_hash_of_the_replay(
@@ -56,7 +70,7 @@ def test_snapshots_every_n_actions_carry_the_hash_of_the_replay(
     gid, users = two_humans(factory)
     rng = random.Random(5)
     for _ in range(2 * gamelog.SNAPSHOT_EVERY + 3):
-        if step(factory, gid, users, rng).status != "active":
+        if step(factory, gid, users, rng)[0].status != "active":
             break
     with factory() as db:
         game = db.get(Game, gid)
@@ -117,11 +131,7 @@ def test_a_rolled_back_submit_leaves_nothing_in_memory(factory: sessionmaker[Ses
     rng = random.Random(9)
     step(factory, gid, users, rng)
     with factory() as db:
-        game = db.get(Game, gid)
-        assert game is not None
-        state = gamelog.load_state(game, db)
-        seat = engine.pending(state)[0]["seat"]
-        legal = engine.legal_actions(state, seat)
+        game, state, seat, legal = position(db, gid)
         play.submit_action(db, gid, users[seat], legal[0], game.version, None)
         db.rollback()  # e.g. the commit failed: nothing happened
     # Another action at the same version: the state it starts from is the committed one.
@@ -186,16 +196,7 @@ def test_a_reader_overtaken_by_an_undo_reads_the_game_again(
     gid, users = two_humans(factory)
     rng = random.Random(3)
     for _ in range(80):
-        with factory() as db:
-            game = db.get(Game, gid)
-            assert game is not None
-            state = gamelog.load_state(game, db)
-            seat = engine.pending(state)[0]["seat"]
-            legal = engine.legal_actions(state, seat)
-            quiet = [a for a in legal if a["type"] in ("tax", "remove_tie", "dismiss")]
-            action = rng.choice(quiet or legal)
-            play.submit_action(db, gid, users[seat], action, game.version, None)
-            db.commit()
+        _, seat = step(factory, gid, users, rng, prefer=("tax", "remove_tie", "dismiss"))
         with factory() as reader:
             row = gamelog.read_row(reader, gid)
             with factory() as db:

@@ -61,6 +61,20 @@ def test_each_seat_view_is_the_public_part_with_its_own_spliced_in() -> None:
         assert message["legal_actions"] == legal and message["version"] == 9
 
 
+def two_humans(factory: sessionmaker[Session]) -> tuple[int, dict[int, int | None]]:
+    """A started two-seat teaching game of two people: its id, and user id by seat."""
+    with factory() as db:
+        alice = accounts.signup(db, "alice", "correct horse 1")
+        bob = accounts.signup(db, "bob", "correct horse 1")
+        game = lobby.create_game(
+            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
+        )
+        lobby.join(db, game, bob)
+        lobby.start(db, game, alice)
+        db.commit()
+        return game.id, {s.index: s.user_id for s in game.seats}
+
+
 class FakeSocket:
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -72,17 +86,7 @@ class FakeSocket:
 def test_the_committing_process_pushes_from_memory_without_a_reload(
     factory: sessionmaker[Session],
 ) -> None:
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
-        db.commit()
-        gid = game.id
-        users = {s.index: s.user_id for s in game.seats}
+    gid, users = two_humans(factory)
 
     source = ServiceSource(factory)
     loads: list[int] = []
@@ -258,16 +262,8 @@ def test_a_reload_overtaken_by_an_undo_is_read_again_not_taken_for_a_gone_game(
     from app.realtime.hub import Want
     from app.services.errors import Conflict
 
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
-        db.commit()
-        gid, uid = game.id, alice.id
+    gid, users = two_humans(factory)
+    uid = users[0]
     real = gamelog.load_state
     refusals = [1]
 
