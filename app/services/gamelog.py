@@ -387,13 +387,14 @@ _READ = (
     .order_by(_S.c.index)
 )
 _READ_LOCKED = _READ.with_for_update(of=_G)
-# The snapshot the row names, read by its seq: the game row's text only while it is still
-# that snapshot, else the immutable ``snapshots`` row (see ``_snapshot_text``).
+# The snapshot the row names, read by its seq (see ``_snapshot_text``): the ``snapshots``
+# row with the version it was written at, else (a game older than its snapshot rows) the
+# game row's text while it is still that snapshot.
+_SNAPSHOT_TEXT = select(_SNAP.c.state, _SNAP.c.version).where(
+    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
+)
 _STATE_TEXT = select(_G.c.state).where(
     _G.c.id == bindparam("game_id"), _G.c.state_seq == bindparam("seq")
-)
-_SNAPSHOT_TEXT = select(_SNAP.c.state).where(
-    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
 )
 _LOG_AFTER = (
     select(_A.c.seat, _A.c.action, _A.c.version)
@@ -469,7 +470,7 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     text: str | None
     if isinstance(game, GameRow):
         seq = game.state_seq
-        text = game.state_text or _snapshot_text(db, game.id, seq)
+        text = game.state_text or _snapshot_text(db, game.id, seq, game.version)
     else:
         text, seq = game.state, game.state_seq
     state = parse_state(text or "")
@@ -506,19 +507,25 @@ def read_current(db: Session, game_id: int) -> tuple[GameRow, dict[str, Any] | N
     raise AssertionError("unreachable")
 
 
-def _snapshot_text(db: Session, game_id: int, seq: int) -> str:
-    """The snapshot after `seq` actions, as a row read earlier names it.
+def _snapshot_text(db: Session, game_id: int, seq: int, version: int) -> str:
+    """The snapshot after `seq` actions, as a row read earlier (at `version`) names it.
 
     A reader's statements are not one snapshot of the database (SQLite outside a write
     transaction, PostgreSQL at READ COMMITTED), so a writer may commit a newer snapshot
     between reading the row and reading its text; replaying the row's actions onto that
-    one would apply some twice. The game row's text is taken only while it is still the
-    snapshot after `seq`, else the ``snapshots`` row, which is never rewritten."""
+    one would apply some twice. So the text is the ``snapshots`` row at `seq`, written at
+    `version` or before. One written later belongs to another history: an undo removed
+    the row's snapshot and a new one took its seq. Games whose snapshot rows start after
+    their ``state_seq`` (saved before the append-only log) have only the game row's text,
+    taken while its ``state_seq`` is still `seq`."""
     conn = db.connection()
     params = {"game_id": game_id, "seq": seq}
+    snap = conn.execute(_SNAPSHOT_TEXT, params).first()
+    if snap is not None:
+        if snap.version > version:
+            raise _moved_on(game_id)
+        return str(snap.state)
     text = conn.execute(_STATE_TEXT, params).scalar()
-    if text is None:
-        text = conn.execute(_SNAPSHOT_TEXT, params).scalar()
     if text is None:  # an undo since removed it: the row read is no longer the game
         raise _moved_on(game_id)
     return str(text)

@@ -3,12 +3,13 @@ with their hashes, the in-memory state committed-only, orjson byte for byte."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
@@ -216,6 +217,34 @@ def test_a_reader_overtaken_by_an_undo_reads_the_game_again(
             assert engine.dumps(state) == engine.dumps(_replayed(reader, gid, again.last_action))
             return
     pytest.fail("no undoable decision in 80 steps")
+
+
+def test_a_game_without_its_snapshot_rows_loads_from_the_game_row(
+    factory: sessionmaker[Session],
+) -> None:
+    """A game saved before the append-only log has no ``snapshots`` row at its
+    ``state_seq``: a reader takes the game row's text, and a row that names a snapshot
+    written later than itself (another history) is refused."""
+    gid, users = two_humans(factory)
+    rng = random.Random(4)
+    for _ in range(gamelog.SNAPSHOT_EVERY + 3):
+        step(factory, gid, users, rng)
+    with factory() as db:
+        db.execute(delete(Snapshot).where(Snapshot.game_id == gid))
+        db.commit()
+    gamelog.states.clear()
+    with factory() as reader:
+        row, state = gamelog.read_current(reader, gid)
+        assert state is not None and row.state_seq == gamelog.SNAPSHOT_EVERY
+        assert engine.dumps(state) == engine.dumps(_replayed(reader, gid, row.last_action))
+        gamelog.states.clear()
+        older = dataclasses.replace(row, version=row.version - 1)
+        game = reader.get(Game, gid)
+        assert game is not None
+        gamelog.add_snapshot(reader, gid, row.state_seq, row.version, game.state or "", state)
+        with pytest.raises(Conflict):
+            gamelog.load_state(older, reader)
+        reader.rollback()
 
 
 def test_orjson_is_byte_for_byte_the_engine_canonical_json() -> None:
