@@ -103,9 +103,11 @@ class ServiceSource:
         from app.services.errors import ServiceError
 
         with self.session() as db:
+            users = sorted({w.user_id for w in wants}, key=str)
             try:
-                payloads = self._read_payloads(
-                    db, game_id, sorted({w.user_id for w in wants}, key=str)
+                # Read again if an undo overtakes the read; forget the rows read first.
+                payloads = gamelog.reread(
+                    lambda: self._payloads(db, game_id, users), before_again=db.rollback
                 )
             except ServiceError as exc:  # the game is gone
                 error = (_close_code(exc.status), exc.message[:120])
@@ -172,22 +174,6 @@ class ServiceSource:
 
         query = select(func.max(ChatMessage.id)).where(ChatMessage.game_id == game_id)
         return int(db.scalar(query) or 0)
-
-    def _read_payloads(
-        self, db: Session, game_id: int, user_ids: list[int | None]
-    ) -> dict[int | None, dict[str, Any] | tuple[int, str]]:
-        """``_payloads``, read again when a writer changed the game under the read
-        (``gamelog``'s ``changed_while_read``: an undo committed meanwhile)."""
-        from app.services.errors import Conflict
-
-        for attempt in range(3):
-            try:
-                return self._payloads(db, game_id, user_ids)
-            except Conflict as exc:
-                if exc.code != "changed_while_read" or attempt == 2:
-                    raise
-                db.rollback()  # forget the rows read: the next attempt reads them afresh
-        raise AssertionError("unreachable")
 
     def _payloads(
         self, db: Session, game_id: int, user_ids: list[int | None]

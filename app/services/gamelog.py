@@ -27,9 +27,10 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from sqlalchemy import Table, bindparam, event, insert, select, update
@@ -45,6 +46,8 @@ log = logging.getLogger(__name__)
 SNAPSHOT_EVERY = 25
 #: games whose latest state this process keeps in memory (least recently used dropped)
 CACHE_GAMES = 2000
+
+T = TypeVar("T")
 
 _WRITER = "ig_writer"  # session.info: this session locked a game (it may write)
 _PENDING = "ig_pending"  # session.info: states and frames to publish after commit
@@ -492,19 +495,29 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     return state
 
 
-def read_current(db: Session, game_id: int) -> tuple[GameRow, dict[str, Any] | None]:
-    """A reader's game row and its state (None before the start), read again in the
-    rare case a writer changed the game under the read (``_moved_on``)."""
+def reread(read: Callable[[], T], before_again: Callable[[], None] | None = None) -> T:
+    """``read()``, done again (up to three times in all) while a writer changes the game
+    under it (``_moved_on``); `before_again` forgets what the failed attempt read."""
     for attempt in range(3):
-        row = read_row(db, game_id)
-        if not row.started:
-            return row, None
         try:
-            return row, load_state(row, db)
+            return read()
         except Conflict as exc:
             if exc.code != "changed_while_read" or attempt == 2:
                 raise
+            if before_again is not None:
+                before_again()
     raise AssertionError("unreachable")
+
+
+def read_current(db: Session, game_id: int) -> tuple[GameRow, dict[str, Any] | None]:
+    """A reader's game row and its state (None before the start), read again in the
+    rare case a writer changed the game under the read."""
+
+    def read() -> tuple[GameRow, dict[str, Any] | None]:
+        row = read_row(db, game_id)
+        return row, (load_state(row, db) if row.started else None)
+
+    return reread(read)
 
 
 def _snapshot_text(db: Session, game_id: int, seq: int, version: int) -> str:
