@@ -101,25 +101,16 @@ def test_0004_keeps_every_game_state_both_ways(db_url: str) -> None:
     import random
 
     from app import engine
-    from app.services import accounts, gamelog, lobby, play
+    from app.services import gamelog, play
     from app.store.db import make_sessionmaker
     from app.store.models import Action, Game
+    from tests.games import two_person_game
 
     upgrade(db_url)
     eng = make_engine(db_url)
     factory = make_sessionmaker(eng)
     try:
-        with factory() as db:
-            alice = accounts.signup(db, "alice", "correct horse 1")
-            bob = accounts.signup(db, "bob", "correct horse 1")
-            game = lobby.create_game(
-                db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-            )
-            lobby.join(db, game, bob)
-            lobby.start(db, game, alice)
-            db.commit()
-            gid = game.id
-            users = {s.index: s.user_id for s in game.seats}
+        gid, users = two_person_game(factory)
         rng = random.Random(1)
         for _ in range(gamelog.SNAPSHOT_EVERY + 4):  # the snapshot now lags by a few
             with factory() as db:

@@ -11,10 +11,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import accounts, gamelog, lobby, play
+from app.services import gamelog, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game
+from tests.games import two_person_game
 
 
 @pytest.fixture
@@ -42,16 +43,7 @@ def test_a_draw_reveals_hidden_things() -> None:
 def test_undo_during_play(factory: sessionmaker[Session]) -> None:
     """Two people play at random; each decision is tried for undo: it succeeds exactly
     when nothing hidden changed and nobody else was prompted, and restores the state."""
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
-        db.commit()
-        gid, users = game.id, {s.index: s.user_id for s in game.seats}
+    gid, users = two_person_game(factory)
     rng = random.Random(7)
     undone = refused = 0
     for step in range(80):

@@ -13,10 +13,11 @@ from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import accounts, gamelog, lobby, play
+from app.services import gamelog, play
 from app.services.errors import Conflict, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game, Snapshot
+from tests.games import two_person_game
 
 
 @pytest.fixture
@@ -24,19 +25,6 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng = make_engine(migrated_url)
     yield make_sessionmaker(eng)
     eng.dispose()
-
-
-def two_humans(factory: sessionmaker[Session]) -> tuple[int, dict[int, int]]:
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
-        db.commit()
-        return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
 
 def position(db: Session, gid: int) -> tuple[Game, dict[str, Any], int, list[dict[str, Any]]]:
@@ -68,7 +56,7 @@ def step(
 def test_snapshots_every_n_actions_carry_the_hash_of_the_replay(
     factory: sessionmaker[Session],
 ) -> None:
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(5)
     for _ in range(2 * gamelog.SNAPSHOT_EVERY + 3):
         if step(factory, gid, users, rng)[0].status != "active":
@@ -98,7 +86,7 @@ def test_snapshots_every_n_actions_carry_the_hash_of_the_replay(
 
 
 def test_a_submit_is_a_handful_of_statements(factory: sessionmaker[Session]) -> None:
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(2)
     step(factory, gid, users, rng)  # warm: the state is in memory from now on
     statements: list[str] = []
@@ -128,7 +116,7 @@ def test_a_submit_is_a_handful_of_statements(factory: sessionmaker[Session]) -> 
 
 
 def test_a_rolled_back_submit_leaves_nothing_in_memory(factory: sessionmaker[Session]) -> None:
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(9)
     step(factory, gid, users, rng)
     with factory() as db:
@@ -172,7 +160,7 @@ def test_a_reader_is_not_torn_by_a_snapshot_written_while_it_reads(
     cache miss, the snapshot. A writer that commits a snapshot in between must not make
     it replay the row's actions onto the newer snapshot (once a 500 in a browser test:
     the replay refused an action it had already applied)."""
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(7)
     for _ in range(gamelog.SNAPSHOT_EVERY - 1):
         step(factory, gid, users, rng)
@@ -194,7 +182,7 @@ def test_a_reader_overtaken_by_an_undo_reads_the_game_again(
     """An undo removes the last action the reader's row counts: replaying what is left
     would pass off an older state as that version, so the load refuses it and
     ``read_current`` reads the game again."""
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(3)
     for _ in range(80):
         _, seat = step(factory, gid, users, rng, prefer=("tax", "remove_tie", "dismiss"))
@@ -225,7 +213,7 @@ def test_a_game_without_its_snapshot_rows_loads_from_the_game_row(
     """A game saved before the append-only log has no ``snapshots`` row at its
     ``state_seq``: a reader takes the game row's text, and a row that names a snapshot
     written later than itself (another history) is refused."""
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     rng = random.Random(4)
     for _ in range(gamelog.SNAPSHOT_EVERY + 3):
         step(factory, gid, users, rng)

@@ -18,9 +18,10 @@ from app import engine
 from app.realtime.hub import Hub
 from app.realtime.render import Rendered
 from app.realtime.source import ServiceSource
-from app.services import accounts, gamelog, lobby, play
+from app.services import gamelog, play
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
+from tests.games import two_person_game
 
 from .conftest import make_table
 from .test_ws_protocol import is_snapshot, pick
@@ -61,20 +62,6 @@ def test_each_seat_view_is_the_public_part_with_its_own_spliced_in() -> None:
         assert message["legal_actions"] == legal and message["version"] == 9
 
 
-def two_humans(factory: sessionmaker[Session]) -> tuple[int, dict[int, int | None]]:
-    """A started two-seat teaching game of two people: its id, and user id by seat."""
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
-        db.commit()
-        return game.id, {s.index: s.user_id for s in game.seats}
-
-
 class FakeSocket:
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -86,7 +73,7 @@ class FakeSocket:
 def test_the_committing_process_pushes_from_memory_without_a_reload(
     factory: sessionmaker[Session],
 ) -> None:
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
 
     source = ServiceSource(factory)
     loads: list[int] = []
@@ -262,7 +249,7 @@ def test_a_reload_overtaken_by_an_undo_is_read_again_not_taken_for_a_gone_game(
     from app.realtime.hub import Want
     from app.services.errors import Conflict
 
-    gid, users = two_humans(factory)
+    gid, users = two_person_game(factory)
     uid = users[0]
     real = gamelog.load_state
     refusals = [1]
