@@ -26,6 +26,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
+from app.store import blocking
 
 log = logging.getLogger("app.realtime.source")
 
@@ -57,6 +58,8 @@ class ServiceSource:
         self.factory = factory
         bind: Any = factory.kw.get("bind")
         self._db_key = str(bind.engine.url) if bind is not None else None
+        #: whether the socket's calls run on the loop (SQLite; app/store/blocking.py)
+        self.inline = blocking.inline(factory)
 
     # -- memory ------------------------------------------------------------------------
     def frame(self, game_id: int) -> Any:

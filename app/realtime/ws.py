@@ -50,6 +50,7 @@ from starlette.concurrency import run_in_threadpool
 from app import realtime
 from app.realtime.hub import Connection, encode
 from app.realtime.source import session_cookie_name
+from app.store import blocking
 from app.web import ratelimit
 from app.web.limits import MAX_DB_INT, BadJSON, parse_json
 
@@ -324,7 +325,8 @@ class _Session:
             )
             return
         try:
-            result = await anyio.to_thread.run_sync(
+            result = await blocking.call(
+                getattr(rt.source, "inline", False),
                 rt.source.submit,
                 self.conn.game_id,
                 self.conn.user_id,

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from app.config import Settings
 from app.services import logins
 from app.services.errors import Forbidden, Unauthorized
+from app.store import blocking
 from app.store.models import User, UserSession
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
         yield db
     finally:
         if db.in_transaction():
-            await run_in_threadpool(_end, db)
+            await blocking.call(blocking.inline(db), _end, db)
         else:
             _end(db)
 

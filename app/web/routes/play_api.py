@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from app.services import chat, lobby, play, records, replays
 from app.services.errors import Invalid
+from app.store import blocking
 from app.web import ratelimit
 from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser, publish
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, parse_json, seq_query
@@ -40,8 +41,12 @@ def fast_json(payload: dict[str, Any]) -> Response:
     response_class=Response,
     responses={200: {"content": {JSON: {}}}},
 )
-def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> Response:
-    return fast_json(play.seat_view(db, game_id, user.id if user else None, code))
+async def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> Response:
+    # On the loop with SQLite, in the thread pool with a database server (app/store/blocking.py).
+    payload = await blocking.call(
+        blocking.inline(db), play.seat_view, db, game_id, user.id if user else None, code
+    )
+    return fast_json(payload)
 
 
 @router.post(
@@ -50,17 +55,24 @@ def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> R
     response_class=Response,
     responses={200: {"content": {JSON: {}}}},
 )
-def act(game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked) -> Response:
+async def act(
+    game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
+) -> Response:
     ratelimit.limiter().hit("actions", user.id)
-    result = play.submit_action(
-        db,
-        game_id,
-        user.id,
-        body.action.model_dump(),
-        body.expected_version,
-        body.idempotency_key,
-    )
-    db.commit()
+
+    def submit() -> play.ActionResult:
+        result = play.submit_action(
+            db,
+            game_id,
+            user.id,
+            body.action.model_dump(),
+            body.expected_version,
+            body.idempotency_key,
+        )
+        db.commit()
+        return result
+
+    result = await blocking.call(blocking.inline(db), submit)
     if not result.replayed:
         publish(game_id, result.version)
     return fast_json(result.to_json())
