@@ -23,6 +23,7 @@ the action, one of its events, one update of the game row.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import threading
@@ -338,6 +339,17 @@ class GameRow:
     result_notes: dict[str, Any] | None
     seats: list[SeatRow]
     state_text: str | None = None
+    #: the action already stored under the request's idempotency key, read with the lock
+    prior: Prior | None = None
+
+
+@dataclass
+class Prior:
+    """An action stored under an idempotency key: who sent it and its stored answer."""
+
+    seat: int
+    user_id: int | None
+    result: dict[str, Any] | None
 
 
 _G: Table = Game.__table__  # type: ignore[assignment]
@@ -390,6 +402,23 @@ _READ = (
     .order_by(_S.c.index)
 )
 _READ_LOCKED = _READ.with_for_update(of=_G)
+
+
+def _prior(column: Any) -> Any:
+    return (
+        select(column)
+        .where(_A.c.game_id == bindparam("game_id"), _A.c.idempotency_key == bindparam("key"))
+        .scalar_subquery()
+    )
+
+
+# The same read, and what an idempotency key already holds, in the one round trip.
+_READ_KEYED = _READ.add_columns(
+    _prior(_A.c.seat).label("prior_seat"),
+    _prior(_A.c.user_id).label("prior_user_id"),
+    _prior(_A.c.result).label("prior_result"),
+)
+_READ_LOCKED_KEYED = _READ_KEYED.with_for_update(of=_G)
 # The snapshot the row names, read by its seq (see ``_snapshot_text``): the ``snapshots``
 # row with the version it was written at, else (a game older than its snapshot rows) the
 # game row's text while it is still that snapshot.
@@ -417,12 +446,17 @@ _SNAPSHOT_AT = select(_SNAP.c.id).where(
 _UPDATE_GAME = update(_G).where(_G.c.id == bindparam("row_id"))
 
 
-def read_row(db: Session, game_id: int, *, lock: bool = False) -> GameRow:
+def read_row(db: Session, game_id: int, *, lock: bool = False, key: str | None = None) -> GameRow:
     """The game and its seats in ONE statement (``FOR UPDATE`` of the game row when
-    `lock`: call ``lock_row`` for that)."""
+    `lock`: call ``lock_row`` for that), with the action stored under idempotency `key`
+    when one is given."""
     conn = db.connection()
     locked = lock and conn.dialect.name != "sqlite"
-    rows = conn.execute(_READ_LOCKED if locked else _READ, {"game_id": game_id}).all()
+    if key:
+        statement = _READ_LOCKED_KEYED if locked else _READ_KEYED
+        rows = conn.execute(statement, {"game_id": game_id, "key": key}).all()
+    else:
+        rows = conn.execute(_READ_LOCKED if locked else _READ, {"game_id": game_id}).all()
     if not rows:
         raise NotFound(f"There is no game {game_id}.")
     first = rows[0]
@@ -442,13 +476,17 @@ def read_row(db: Session, game_id: int, *, lock: bool = False) -> GameRow:
         if r.seat_id is not None
     ]
     values = {k: getattr(first, k) for k in _GAME_KEYS}
-    return GameRow(**values, seats=seats)
+    prior = None
+    if key and first.prior_seat is not None:
+        prior = Prior(first.prior_seat, first.prior_user_id, first.prior_result)
+    return GameRow(**values, seats=seats, prior=prior)
 
 
-def lock_row(db: Session, game_id: int) -> GameRow:
-    """``lock_game`` for the hot path: the same lock, one Core statement, no ORM."""
+def lock_row(db: Session, game_id: int, key: str | None = None) -> GameRow:
+    """``lock_game`` for the hot path: the same lock, one Core statement, no ORM (and
+    the action stored under idempotency `key`, if any, in ``prior``)."""
     _begin_write(db)
-    return read_row(db, game_id, lock=True)
+    return read_row(db, game_id, lock=True, key=key)
 
 
 # --------------------------------------------------------------------------- state
@@ -598,6 +636,19 @@ class Recorded:
     rows: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
 
 
+@dataclass
+class Appends:
+    """The rows a change appends (its actions, their events), held back to be written
+    with the game row by ``write_row``. On PostgreSQL the actions go into the game row's
+    own ``UPDATE`` as data-modifying CTEs and the events into one insert before it: two
+    round trips where there were three (four where an idempotency key was looked up
+    apart), and the game's lock held that much shorter. On SQLite, one statement after
+    another: it has no round trips to save."""
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
 def record(
     db: Session,
     game: Game | GameRow,
@@ -610,9 +661,11 @@ def record(
     *,
     can_undo: bool = False,
     result: dict[str, Any] | None = None,
+    appends: Appends | None = None,
 ) -> Recorded:
-    """Append one action and its events (two Core inserts); bumps the game's counters
-    and version on `game` (the caller writes the game row)."""
+    """Append one action and its events (two Core inserts, or held in `appends` for
+    ``write_row``); bumps the game's counters and version on `game` (the caller writes
+    the game row)."""
     game.last_action += 1
     game.version += 1
     first = game.last_event
@@ -622,41 +675,63 @@ def record(
         game.last_event += 1
         to = ev.get("to")
         rows.append((game.last_event, game.last_action, list(to) if to is not None else None, ev))
-    conn = db.connection()
-    conn.execute(
-        _INSERT_ACTION,
+    action_row = {
+        "game_id": game.id,
+        "seq": game.last_action,
+        "seat": seat,
+        "action": action,
+        "source": source,
+        "user_id": user_id,
+        "idempotency_key": idempotency_key,
+        "version": game.version,
+        "can_undo": can_undo,
+        "result": result,
+        "first_event": first,
+        "last_event": game.last_event,
+        "created_at": now,
+    }
+    event_rows = [
         {
             "game_id": game.id,
-            "seq": game.last_action,
-            "seat": seat,
-            "action": action,
-            "source": source,
-            "user_id": user_id,
-            "idempotency_key": idempotency_key,
-            "version": game.version,
-            "can_undo": can_undo,
-            "result": result,
-            "first_event": first,
-            "last_event": game.last_event,
+            "seq": seq,
+            "action_seq": aseq,
+            "visible_to": to,
+            "payload": payload,
             "created_at": now,
-        },
-    )
-    if rows:
-        conn.execute(
-            _INSERT_EVENT,
-            [
-                {
-                    "game_id": game.id,
-                    "seq": seq,
-                    "action_seq": aseq,
-                    "visible_to": to,
-                    "payload": payload,
-                    "created_at": now,
-                }
-                for seq, aseq, to, payload in rows
-            ],
-        )
+        }
+        for seq, aseq, to, payload in rows
+    ]
+    if appends is not None:
+        appends.actions.append(action_row)
+        appends.events.extend(event_rows)
+    else:
+        _insert(db, Appends([action_row], event_rows))
     return Recorded(game.last_action, game.version, first, game.last_event, rows)
+
+
+def _insert(db: Session, appends: Appends) -> None:
+    conn = db.connection()
+    for row in appends.actions:
+        conn.execute(_INSERT_ACTION, row)
+    if appends.events:
+        conn.execute(_INSERT_EVENT, appends.events)
+
+
+_ACTION_KEYS = (
+    "game_id",
+    "seq",
+    "seat",
+    "action",
+    "source",
+    "user_id",
+    "idempotency_key",
+    "version",
+    "can_undo",
+    "result",
+    "first_event",
+    "last_event",
+    "created_at",
+)
 
 
 def set_result(db: Session, game_id: int, seq: int, result: dict[str, Any]) -> None:
@@ -680,9 +755,38 @@ ROW_FIELDS = (
 )
 
 
-def write_row(db: Session, game: GameRow, state: dict[str, Any], *, snapshot: bool) -> None:
+#: the most actions merged into the game row's UPDATE; a longer change (a chain of
+#: standing orders) inserts its rows on their own, so the statement's shapes stay few
+MERGE_MAX_ACTIONS = 4
+
+
+@functools.lru_cache(maxsize=64)
+def _update_appending(actions: int, keys: tuple[str, ...]) -> Any:
+    """``UPDATE games SET <keys>`` that also inserts `actions` action rows, as
+    data-modifying CTEs (PostgreSQL), their values bound as ``a{i}_{column}``. Built
+    once per shape, and cacheable by SQLAlchemy (a multi-row ``VALUES`` is not, which is
+    why the events keep their own statement: one round trip however many)."""
+    statement = (
+        update(_G)
+        .where(_G.c.id == bindparam("row_id"))
+        .values({k: bindparam(k, type_=_G.c[k].type) for k in keys})
+    )
+    for i in range(actions):
+        bound = {n: bindparam(f"a{i}_{n}", type_=_A.c[n].type) for n in _ACTION_KEYS}
+        statement = statement.add_cte(insert(_A).values(bound).cte(f"appended_action_{i}"))
+    return statement
+
+
+def write_row(
+    db: Session,
+    game: GameRow,
+    state: dict[str, Any],
+    *,
+    snapshot: bool,
+    appends: Appends | None = None,
+) -> None:
     """Write the game row after a change (one UPDATE; the state text only with a
-    snapshot, which also gets its ``snapshots`` row)."""
+    snapshot, which also gets its ``snapshots`` row), with the rows `appends` holds."""
     values: dict[str, Any] = {k: getattr(game, k) for k in ROW_FIELDS}
     values["updated_at"] = utcnow()
     if snapshot:
@@ -690,8 +794,20 @@ def write_row(db: Session, game: GameRow, state: dict[str, Any], *, snapshot: bo
         values["state"] = text
         values["state_seq"] = game.state_seq = game.last_action
         add_snapshot(db, game.id, game.last_action, game.version, text, state)
+    conn = db.connection()
+    statement = _UPDATE_GAME
+    if appends is not None:
+        merge = 0 < len(appends.actions) <= MERGE_MAX_ACTIONS
+        if merge and conn.dialect.name == "postgresql":
+            if appends.events:
+                conn.execute(_INSERT_EVENT, appends.events)
+            statement = _update_appending(len(appends.actions), tuple(values))
+            for i, row in enumerate(appends.actions):
+                values.update({f"a{i}_{k}": v for k, v in row.items()})
+        else:
+            _insert(db, appends)
     values["row_id"] = game.id
-    db.connection().execute(_UPDATE_GAME, values)
+    conn.execute(statement, values)
     remember(db, game.id, game.version, game.seed, state)
 
 

@@ -36,12 +36,7 @@ STANDIN_LEVEL = "heuristic"
 MAX_BOT_STEPS = 5000
 
 
-_ACTIONS: Any = Action.__table__
 _SEATS: Any = Seat.__table__
-_PRIOR = select(_ACTIONS.c.seat, _ACTIONS.c.user_id, _ACTIONS.c.result).where(
-    _ACTIONS.c.game_id == bindparam("game_id"),
-    _ACTIONS.c.idempotency_key == bindparam("key"),
-)
 _MISSED_RESET = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(missed=0)
 
 
@@ -83,11 +78,9 @@ def submit_action(
     (plain Core statements; no state rewrite, no bot thinking: the bot worker answers
     bot prompts after the commit, see app/realtime/bots.py)."""
     now = now or utcnow()
-    game = gamelog.lock_row(db, game_id)
+    game = gamelog.lock_row(db, game_id, idempotency_key)
     if idempotency_key:
-        prior = (
-            db.connection().execute(_PRIOR, {"game_id": game.id, "key": idempotency_key}).first()
-        )
+        prior = game.prior
         if prior is not None:  # a retry, or a reused key (app/services/idempotency.py)
             fp = idempotency.fingerprint(prior.seat, expected_version, action)
             saved = idempotency.replay_of(prior.user_id, prior.result, user_id, fp)
@@ -181,6 +174,7 @@ def _move(
     ]
     result = ActionResult(game.id, version, game.last_action + 1, status, mine)
     stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
+    appends = gamelog.Appends()  # written with the game row (gamelog.write_row)
     rows = gamelog.record(
         db,
         game,
@@ -193,9 +187,10 @@ def _move(
         can_undo=can_undo,
         # 12: the request's fingerprint binds its idempotency key (app/services/idempotency.py)
         result=idempotency.stamped(stored, request_fp) if source == "player" else None,
+        appends=appends,
     ).rows
     for index, ordered, more, how in moves:
-        rows += gamelog.record(db, game, index, ordered, more, how).rows
+        rows += gamelog.record(db, game, index, ordered, more, how, appends=appends).rows
     if seat.missed and source == "player":
         seat.missed = 0
         db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
@@ -204,7 +199,7 @@ def _move(
     set_deadlines(game, final, {seat.index} if source == "player" else set(), now)  # type: ignore[arg-type]
     game.undo_seat = seat.index if can_undo else None
     game.server_turn = bots_due(game, final)  # type: ignore[arg-type]
-    gamelog.write_row(db, game, final, snapshot=gamelog.snapshot_due(game))
+    gamelog.write_row(db, game, final, snapshot=gamelog.snapshot_due(game), appends=appends)
     if was == "active" and game.status == "finished":
         game.result_notes = _on_finish(db, game.id)
     gamelog.remember_frame(
