@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import orjson
 from sqlalchemy import Engine, create_engine, event, exc, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,8 +29,16 @@ PING_IDLE_S = 5.0
 _RETURNED = "ig_returned_at"
 
 
+def json_text(value: Any) -> str:
+    """The JSON columns' encoder: orjson, several times faster than the standard
+    library's ``json.dumps`` that SQLAlchemy uses by default (about 5% of an HTTP
+    action's CPU went there). The text is compact UTF-8; what it decodes to is the same."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def make_engine(database_url: str, **kwargs: Any) -> Engine:
     """An engine for `database_url` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+    kwargs.setdefault("json_serializer", json_text)
     if database_url.startswith("sqlite"):
         connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
         engine = create_engine(database_url, connect_args=connect_args, **kwargs)
