@@ -226,8 +226,7 @@ class ServiceSource:
             }
         try:
             with self.session(write=True) as db:
-                login = logins.session_for_token(db, token)
-                if login is None or login.user_id != user_id:
+                if logins.user_id_for_token(db, token) != user_id:
                     return {
                         "type": "error",
                         "status": 401,

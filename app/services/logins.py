@@ -50,15 +50,33 @@ def clear() -> None:
         _entries.clear()
 
 
-def cached(db: Session, token: str | None) -> UserSession | None:
-    """The login for ``token`` from the cache alone (no query), or None on a miss."""
+def _hit(token: str | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The cached columns of ``token``'s session and user, if live."""
     if not token:
         return None
     with _lock:
         hit = _entries.get(accounts.hash_token(token))
     if hit is not None and hit[0] > time.monotonic() and hit[1]["expires_at"] > utcnow():
-        return _attach(db, hit[1], hit[2])
+        return hit[1], hit[2]
     return None
+
+
+def cached(db: Session, token: str | None) -> UserSession | None:
+    """The login for ``token`` from the cache alone (no query), or None on a miss."""
+    hit = _hit(token)
+    return _attach(db, *hit) if hit is not None else None
+
+
+def user_id_for_token(db: Session, token: str | None) -> int | None:
+    """Whose session ``token`` is, and nothing more (a socket's action checks only
+    that): a hit skips building and attaching the ORM rows, which is most of a hit's
+    cost (about 0.15 ms)."""
+    hit = _hit(token)
+    if hit is not None:
+        user_id: int = hit[0]["user_id"]
+        return user_id
+    login = session_for_token(db, token)
+    return login.user_id if login is not None else None
 
 
 def session_for_token(db: Session, token: str | None) -> UserSession | None:

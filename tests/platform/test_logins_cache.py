@@ -21,6 +21,39 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng.dispose()
 
 
+def test_whose_token_a_socket_action_carries(factory: sessionmaker[Session]) -> None:
+    """``user_id_for_token`` (a socket's action): the same answer as the full lookup, a
+    hit with no query, and a log-out seen at once."""
+    with factory() as db:
+        user = accounts.signup(db, "alice", "correct horse 1")
+        token, _ = accounts.create_session(db, user, 30)
+        db.commit()
+        alice = user.id
+    logins.clear()
+    with factory() as db:
+        assert logins.user_id_for_token(db, None) is None
+        assert logins.user_id_for_token(db, "not-a-token") is None
+        assert logins.user_id_for_token(db, token) == alice  # a miss reads, and fills
+    queries: list[str] = []
+
+    def count(*args: Any) -> None:
+        queries.append(args[2])
+
+    bind = factory.kw["bind"]
+    event.listen(bind, "before_cursor_execute", count)
+    try:
+        with factory() as db:
+            assert logins.user_id_for_token(db, token) == alice
+        assert queries == []
+    finally:
+        event.remove(bind, "before_cursor_execute", count)
+    with factory() as db:
+        accounts.logout(db, token)
+        db.commit()
+    with factory() as db:
+        assert logins.user_id_for_token(db, token) is None
+
+
 def test_a_hit_costs_no_query_and_a_logout_is_seen_at_once(
     factory: sessionmaker[Session],
 ) -> None:
