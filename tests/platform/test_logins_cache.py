@@ -4,6 +4,7 @@ user) is seen at once."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -21,6 +22,22 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng.dispose()
 
 
+@contextmanager
+def statements(factory: sessionmaker[Session]) -> Iterator[list[str]]:
+    """The SQL sent through `factory`'s engine inside the block."""
+    sent: list[str] = []
+
+    def count(*args: Any) -> None:
+        sent.append(args[2])
+
+    bind = factory.kw["bind"]
+    event.listen(bind, "before_cursor_execute", count)
+    try:
+        yield sent
+    finally:
+        event.remove(bind, "before_cursor_execute", count)
+
+
 def test_whose_token_a_socket_action_carries(factory: sessionmaker[Session]) -> None:
     """``user_id_for_token`` (a socket's action): the same answer as the full lookup, a
     hit with no query, and a log-out seen at once."""
@@ -34,19 +51,9 @@ def test_whose_token_a_socket_action_carries(factory: sessionmaker[Session]) -> 
         assert logins.user_id_for_token(db, None) is None
         assert logins.user_id_for_token(db, "not-a-token") is None
         assert logins.user_id_for_token(db, token) == alice  # a miss reads, and fills
-    queries: list[str] = []
-
-    def count(*args: Any) -> None:
-        queries.append(args[2])
-
-    bind = factory.kw["bind"]
-    event.listen(bind, "before_cursor_execute", count)
-    try:
-        with factory() as db:
-            assert logins.user_id_for_token(db, token) == alice
-        assert queries == []
-    finally:
-        event.remove(bind, "before_cursor_execute", count)
+    with statements(factory) as queries, factory() as db:
+        assert logins.user_id_for_token(db, token) == alice
+    assert queries == []
     with factory() as db:
         accounts.logout(db, token)
         db.commit()
@@ -63,22 +70,12 @@ def test_a_hit_costs_no_query_and_a_logout_is_seen_at_once(
         db.commit()
     with factory() as db:
         assert logins.session_for_token(db, token) is not None  # a miss fills the cache
-    queries: list[str] = []
-
-    def count(*args: Any) -> None:
-        queries.append(args[2])
-
-    bind = factory.kw["bind"]
-    event.listen(bind, "before_cursor_execute", count)
-    try:
-        with factory() as db:
-            login = logins.session_for_token(db, token)
-            assert login is not None and login.user.username == "alice"
-            assert queries == []
-            login.user.email = "alice@example.org"  # a change of the user is written
-            db.commit()
-    finally:
-        event.remove(bind, "before_cursor_execute", count)
+    with statements(factory) as queries, factory() as db:
+        login = logins.session_for_token(db, token)
+        assert login is not None and login.user.username == "alice"
+        assert queries == []
+        login.user.email = "alice@example.org"  # a change of the user is written
+        db.commit()
     with factory() as db:
         login = logins.session_for_token(db, token)
         assert login is not None and login.user.email == "alice@example.org"
