@@ -17,8 +17,10 @@ The write path (docs/performance.md):
   the realtime hub, which pushes from it without reading the database again.
 
 Statements are plain SQLAlchemy Core where the hot path runs (``lock_row``,
-``append``, ``write_row``): one locking read of the game and its seats, one insert of
-the action, one of its events, one update of the game row.
+``record``, ``write_row``): one locking read of the game, its seats and what the
+request's idempotency key already holds; one insert of the events; one update of the
+game row, which on PostgreSQL also inserts the action (``Appends``; on SQLite the action
+is an insert of its own).
 """
 
 from __future__ import annotations
