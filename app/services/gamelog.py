@@ -40,6 +40,8 @@ from sqlalchemy import Table, bindparam, event, insert, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from app.services.errors import Conflict, NotFound
+from app.store import blocking
+from app.store.db import SQLITE_BUSY_TIMEOUT_MS
 from app.store.models import Action, Event, Game, Seat, Snapshot, User
 from app.store.types import utcnow
 
@@ -268,7 +270,8 @@ def _begin_write(db: Session) -> None:
     if conn.dialect.name == "sqlite":
         raw: Any = conn.connection.dbapi_connection
         if not raw.in_transaction:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # On the event loop it does not wait for the lock (app/store/blocking.py).
+            blocking.begin_immediate(raw, SQLITE_BUSY_TIMEOUT_MS)
     db.info[_WRITER] = True
 
 

@@ -6,8 +6,14 @@ about a millisecond of CPU. Handing that to a worker thread costs more than it s
 a thread wakes, the GIL changes hands twice, and threads that all want the one GIL
 queue behind each other (the convoy that made the HTTP API's p99 ten times its p50).
 So with SQLite the hot calls run on the loop itself, as Rally the Troops runs its
-SQLite calls on its one thread. A writer in another thread (the bot worker, a reload)
-holds SQLite's write lock for about a millisecond; waiting for it releases the GIL.
+SQLite calls on its one thread.
+
+The loop must never wait for SQLite's write lock, though: another writer (the bot
+worker's thread, a lobby request in the pool, another process) may hold it, and
+SQLite's busy handler sleeps until it is free, which would stop every socket of the
+process. So a write begun on the loop does not wait (``begin_immediate``): when the
+lock is taken it raises `Busy` before anything is read or written, and `call` runs the
+whole call again in the thread pool, where waiting is harmless.
 
 PostgreSQL is a server behind a socket: every statement waits a round trip, and that
 wait must not stop the loop, so its calls go to the thread pool.
@@ -18,12 +24,23 @@ wait must not stop the loop, so its calls go to the thread pool.
 
 from __future__ import annotations
 
+import contextvars
+import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio.to_thread
 
 T = TypeVar("T")
+
+#: set while a call runs on the loop (`call`)
+_ON_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar("ig_on_loop", default=False)
+
+
+class Busy(Exception):
+    """SQLite's write lock is held elsewhere and this call runs on the loop, which must
+    not wait: `call` runs it again in the thread pool. Raised before the call has read or
+    written anything."""
 
 
 def inline(bind: Any) -> bool:
@@ -48,7 +65,32 @@ async def call(
     limiter: anyio.CapacityLimiter | None = None,
 ) -> T:
     """``fn(*args)`` on the loop when `on_loop`, else in anyio's thread pool (under
-    `limiter`, if given)."""
+    `limiter`, if given). A call on the loop that finds SQLite's write lock taken
+    (`Busy`) is run again in the pool."""
     if on_loop:
-        return fn(*args)
+        token = _ON_LOOP.set(True)
+        try:
+            return fn(*args)
+        except Busy:
+            pass
+        finally:
+            _ON_LOOP.reset(token)
     return await anyio.to_thread.run_sync(fn, *args, limiter=limiter)
+
+
+def begin_immediate(raw: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    """``BEGIN IMMEDIATE`` on a raw SQLite connection: on the loop without waiting for
+    the write lock (`Busy` if another connection holds it), elsewhere waiting up to the
+    connection's busy timeout."""
+    if not _ON_LOOP.get():
+        raw.execute("BEGIN IMMEDIATE")
+        return
+    raw.execute("PRAGMA busy_timeout=0")
+    try:
+        raw.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise Busy(str(exc)) from exc
+        raise
+    finally:
+        raw.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")

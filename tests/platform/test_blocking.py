@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import Engine
 
 from app.store import blocking
 from app.store.db import make_engine, make_sessionmaker
+from tests.games import two_person_game
 
 
 @pytest.fixture
@@ -43,3 +45,60 @@ def test_call_runs_where_it_is_told() -> None:
     assert ran == loop_thread
     loop_thread, ran = asyncio.run(where(False))
     assert ran != loop_thread
+
+
+def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> None:
+    """Another connection holds SQLite's write lock: a submit begun on the loop does not
+    sleep in SQLite's busy handler (that would stop every socket); it is run again in the
+    thread pool, which waits for the lock, and lands once the lock is let go."""
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app import engine as game_engine
+    from app.services import gamelog, play
+    from tests.conftest import migrate
+
+    migrate(sqlite_url)
+    eng = make_engine(sqlite_url)
+    factory: sessionmaker[Session] = make_sessionmaker(eng)
+    gid, users = two_person_game(factory)
+    with factory() as db:
+        game, state = gamelog.read_current(db, gid)
+        assert state is not None
+        seat = game_engine.pending(state)[0]["seat"]
+        action = game_engine.legal_actions(state, seat)[0]
+        version = game.version
+
+    holder = eng.raw_connection()
+    holder.execute("BEGIN IMMEDIATE")  # type: ignore[attr-defined]
+    threads: list[int] = []
+
+    def submit() -> int:
+        threads.append(threading.get_ident())
+        with factory() as db:
+            result = play.submit_action(db, gid, users[seat], action, version, None)
+            db.commit()
+            return result.version
+
+    async def main() -> tuple[int, float, int]:
+        loop_thread = threading.get_ident()
+        ticks = [time.monotonic()]
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(0.01)
+                ticks.append(time.monotonic())
+
+        ticker = asyncio.create_task(tick())
+        threading.Timer(0.4, holder.rollback).start()
+        version_after = await blocking.call(True, submit)
+        ticks.append(time.monotonic())
+        ticker.cancel()
+        worst = max(b - a for a, b in zip(ticks, ticks[1:], strict=False))
+        return version_after, worst, loop_thread
+
+    version_after, worst_gap, loop_thread = asyncio.run(main())
+    holder.close()
+    eng.dispose()
+    assert version_after == version + 1
+    assert worst_gap < 0.2, f"the loop stood still for {worst_gap:.3f} s"
+    assert threads[0] == loop_thread and threads[-1] != loop_thread and len(threads) == 2
