@@ -722,23 +722,6 @@ def _insert(db: Session, appends: Appends) -> None:
         conn.execute(_INSERT_EVENT, appends.events)
 
 
-_ACTION_KEYS = (
-    "game_id",
-    "seq",
-    "seat",
-    "action",
-    "source",
-    "user_id",
-    "idempotency_key",
-    "version",
-    "can_undo",
-    "result",
-    "first_event",
-    "last_event",
-    "created_at",
-)
-
-
 def set_result(db: Session, game_id: int, seq: int, result: dict[str, Any]) -> None:
     db.execute(
         update(Action).where(Action.game_id == game_id, Action.seq == seq).values(result=result)
@@ -766,9 +749,10 @@ MERGE_MAX_ACTIONS = 4
 
 
 @functools.lru_cache(maxsize=64)
-def _update_appending(actions: int, keys: tuple[str, ...]) -> Any:
-    """``UPDATE games SET <keys>`` that also inserts `actions` action rows, as
-    data-modifying CTEs (PostgreSQL), their values bound as ``a{i}_{column}``. Built
+def _update_appending(actions: int, keys: tuple[str, ...], columns: tuple[str, ...]) -> Any:
+    """``UPDATE games SET <keys>`` that also inserts `actions` action rows of `columns`
+    (those ``record`` fills), as data-modifying CTEs (PostgreSQL), their values bound as
+    ``a{i}_{column}``. Built
     once per shape, and cacheable by SQLAlchemy (a multi-row ``VALUES`` is not, which is
     why the events keep their own statement: one round trip however many)."""
     statement = (
@@ -777,7 +761,7 @@ def _update_appending(actions: int, keys: tuple[str, ...]) -> Any:
         .values({k: bindparam(k, type_=_G.c[k].type) for k in keys})
     )
     for i in range(actions):
-        bound = {n: bindparam(f"a{i}_{n}", type_=_A.c[n].type) for n in _ACTION_KEYS}
+        bound = {n: bindparam(f"a{i}_{n}", type_=_A.c[n].type) for n in columns}
         statement = statement.add_cte(insert(_A).values(bound).cte(f"appended_action_{i}"))
     return statement
 
@@ -806,7 +790,9 @@ def write_row(
         if merge and conn.dialect.name == "postgresql":
             if appends.events:
                 conn.execute(_INSERT_EVENT, appends.events)
-            statement = _update_appending(len(appends.actions), tuple(values))
+            statement = _update_appending(
+                len(appends.actions), tuple(values), tuple(appends.actions[0])
+            )
             for i, row in enumerate(appends.actions):
                 values.update({f"a{i}_{k}": v for k, v in row.items()})
         else:
