@@ -34,6 +34,7 @@ from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import gc_tuning, ratelimit
 from app.web.deps import publish
+from app.web.fastlane import PlayFastLane
 from app.web.limits import BodyLimits
 from app.web.ratelimit import retry_after
 from app.web.routes import api, health, pages, play_api
@@ -259,6 +260,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(StarletteHTTPException, not_found)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_middleware(PlayFastLane)  # innermost: inside the body limits and headers
     app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")

@@ -59,10 +59,16 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
     try:
         yield db
     finally:
-        if db.in_transaction():
-            await blocking.call(blocking.inline(db), _end, db)
-        else:
-            _end(db)
+        await end_session(db)
+
+
+async def end_session(db: Session) -> None:
+    """Roll back what was not committed and close; on the loop unless there is I/O
+    to wait for (a database server's session still in a transaction)."""
+    if db.in_transaction():
+        await blocking.call(blocking.inline(db), _end, db)
+    else:
+        _end(db)
 
 
 DB = Annotated[Session, Depends(get_db)]

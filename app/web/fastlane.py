@@ -1,0 +1,194 @@
+"""The two requests of every move, answered without FastAPI's routing and dependencies.
+
+A game in play calls two routes on every move: GET ``/api/games/{id}/view`` and POST
+``/api/games/{id}/actions`` (``app/web/routes/play_api.py``). Around their own work
+(about a millisecond each) FastAPI spent as much again: trying routes in order, solving
+six dependencies (a generator among them, closed through an ``AsyncExitStack``),
+attaching the cached login as ORM rows, and three wrappers round every ``send``
+(docs/performance.md, "sixth").
+
+This pure ASGI middleware sits inside the security headers and the body limits and
+answers the *ordinary* form of those two requests itself: a cached login (or none,
+for a view), the right CSRF token, a body that fits ``ActionBody``, no query string.
+It calls the same services in the same order as the routes and answers their errors
+as the app's handler does. Anything else (no cached login, a wrong token, a body that
+does not fit, an invite code, any other path) goes on, untouched and with its body
+replayed, to the FastAPI route, which answers it as before; so the route stays the
+one definition of the API's validation and error answers, and its OpenAPI entry.
+
+``Settings.fast_lane`` turns it off (benchmarks compare both; tests run both).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+from sqlalchemy.orm import Session
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.services import logins, play
+from app.services.errors import ServiceError
+from app.store import blocking
+from app.web import ratelimit
+from app.web.deps import CSRF_HEADER, SESSION_COOKIE, end_session, publish, same_token
+from app.web.limits import MAX_DB_INT
+from app.web.ratelimit import retry_after
+from app.web.schemas import ActionBody
+
+_VIEW = re.compile(r"/api/games/([1-9][0-9]{0,18})/view")
+_ACT = re.compile(r"/api/games/([1-9][0-9]{0,18})/actions")
+_CSRF = CSRF_HEADER.lower().encode()
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
+    """The session cookie, the CSRF header and whether the body is declared JSON."""
+    token: str | None = None
+    csrf: bytes | None = None
+    is_json = False
+    for name, value in scope["headers"]:
+        if name == b"cookie":
+            for part in value.decode("latin-1").split(";"):
+                key, _, val = part.strip().partition("=")
+                if key == SESSION_COOKIE:
+                    token = val
+        elif name == _CSRF:
+            csrf = value
+        elif name == b"content-type":
+            media = value.split(b";", 1)[0].strip().lower()
+            is_json = media == b"application/json" or media.endswith(b"+json")
+    return token, csrf, is_json
+
+
+async def _answer(send: Send, status: int, payload: Any, headers: dict[str, str]) -> None:
+    body = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                *_JSON_HEADERS,
+                (b"content-length", str(len(body)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class PlayFastLane:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope.get("query_string"):
+            method = scope["method"]
+            if method == "GET" and (match := _VIEW.fullmatch(scope["path"])):
+                if await self._view(scope, int(match[1]), send):
+                    return
+            elif method == "POST" and (match := _ACT.fullmatch(scope["path"])):
+                await self._act(scope, int(match[1]), receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    @staticmethod
+    def _session(scope: Scope) -> Session | None:
+        app = scope.get("app")
+        settings = getattr(getattr(app, "state", None), "settings", None)
+        if app is None or not getattr(settings, "fast_lane", False):
+            return None
+        db: Session = app.state.sessionmaker()
+        return db
+
+    async def _view(self, scope: Scope, game_id: int, send: Send) -> bool:
+        token, _, _ = _headers(scope)
+        user_id: int | None = None
+        if token:
+            ids = logins.cached_ids(token)
+            if ids is None:
+                return False  # not cached (or expired): the route looks it up
+            user_id = ids[0]
+        if game_id > MAX_DB_INT or (db := self._session(scope)) is None:
+            return False
+        try:
+            try:
+                payload = await blocking.call(
+                    blocking.inline(db), play.seat_view, db, game_id, user_id, None
+                )
+            except ServiceError as exc:
+                await _answer(send, exc.status, exc.to_json(), retry_after(exc))
+                return True
+        finally:
+            await end_session(db)
+        await _answer(send, 200, payload, {})
+        return True
+
+    async def _act(self, scope: Scope, game_id: int, receive: Receive, send: Send) -> None:
+        # The body is read whole first (BodyLimits, outside, already bounded it), so
+        # that a request handed on can be replayed to the route.
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        raw = b"".join(chunks)
+        if not await self._try_act(scope, game_id, raw, send):
+            sent = False
+
+            async def replay() -> Message:
+                nonlocal sent
+                if not sent:
+                    sent = True
+                    return {"type": "http.request", "body": raw, "more_body": False}
+                return await receive()
+
+            await self.app(scope, replay, send)
+
+    async def _try_act(self, scope: Scope, game_id: int, raw: bytes, send: Send) -> bool:
+        token, csrf, is_json = _headers(scope)
+        ids = logins.cached_ids(token) if token else None
+        if ids is None or not is_json or csrf is None or game_id > MAX_DB_INT:
+            return False
+        user_id, csrf_token = ids
+        try:
+            if not same_token(csrf.decode("latin-1"), csrf_token):
+                return False
+            body = ActionBody.model_validate_json(raw)
+        except (ValidationError, UnicodeDecodeError):
+            return False
+        db = self._session(scope)
+        if db is None:
+            return False
+
+        def submit() -> play.ActionResult:
+            result = play.submit_action(
+                db,
+                game_id,
+                user_id,
+                body.action.model_dump(),
+                body.expected_version,
+                body.idempotency_key,
+            )
+            db.commit()
+            return result
+
+        try:
+            try:
+                ratelimit.limiter().hit("actions", user_id)
+                result = await blocking.call(blocking.inline(db), submit)
+            except ServiceError as exc:
+                await _answer(send, exc.status, exc.to_json(), retry_after(exc))
+                return True
+        finally:
+            await end_session(db)
+        if not result.replayed:
+            publish(game_id, result.version)
+        await _answer(send, 200, result.to_json(), {})
+        return True
