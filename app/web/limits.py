@@ -20,6 +20,7 @@ import math
 import re
 from typing import Annotated, Any
 
+import orjson
 from fastapi import Path, Query
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -89,9 +90,46 @@ def _find_bad(value: Any, path: str = "") -> tuple[str, _Bad] | None:
     return None
 
 
+def _within_bounds(value: Any) -> bool:
+    """Whether a document orjson parsed is one ``_parse_checked`` would accept as is:
+    nesting within MAX_JSON_DEPTH, integers within ±2^63, and no float orjson may have
+    made of a larger integer (it reads integers past 64 bits as floats)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth >= MAX_JSON_DEPTH:
+                return False
+            children = item.values() if kind is dict else item
+            stack.extend((child, depth + 1) for child in children)
+        elif kind is int:
+            if not -MAX_JSON_INT - 1 <= item <= MAX_JSON_INT:
+                return False
+        elif kind is float and not abs(item) < 2.0**63:
+            return False
+    return True
+
+
 def parse_json(data: str | bytes) -> Any:
     """Parse client JSON within the bounds above, or raise BadJSON (with ``field``, the
-    dotted path of an out-of-range number, when there is one)."""
+    dotted path of an out-of-range number, when there is one).
+
+    orjson parses first (about ten times faster; every action over a socket and every
+    POST comes through here). Whatever it refuses or cannot vouch for (NaN, a float
+    that overflows, a large integer, deep nesting, a lone surrogate, malformed text) is
+    parsed again by the checking parser below, which gives the one answer and error."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        pass
+    else:
+        if _within_bounds(value):
+            return value
+    return _parse_checked(data)
+
+
+def _parse_checked(data: str | bytes) -> Any:
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8")
