@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
+from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.services import logins, play
@@ -45,19 +46,19 @@ _JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
 def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
-    """The session cookie, the CSRF header and whether the body is declared JSON."""
+    """The session cookie, the CSRF header and whether the body is declared JSON; of
+    a header sent twice, the first, as Starlette reads it."""
     token: str | None = None
     csrf: bytes | None = None
     is_json = False
+    seen_cookie = False
     for name, value in scope["headers"]:
-        if name == b"cookie":
-            for part in value.decode("latin-1").split(";"):
-                key, _, val = part.strip().partition("=")
-                if key == SESSION_COOKIE:
-                    token = val
-        elif name == _CSRF:
+        if name == b"cookie" and not seen_cookie:
+            seen_cookie = True
+            token = cookie_parser(value.decode("latin-1")).get(SESSION_COOKIE)
+        elif name == _CSRF and csrf is None:
             csrf = value
-        elif name == b"content-type":
+        elif name == b"content-type" and not is_json:
             media = value.split(b";", 1)[0].strip().lower()
             is_json = media == b"application/json" or media.endswith(b"+json")
     return token, csrf, is_json
