@@ -28,15 +28,16 @@ import orjson
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 from starlette.requests import cookie_parser
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.services import logins, play
 from app.services.errors import ServiceError
 from app.store import blocking
 from app.web import ratelimit
 from app.web.deps import CSRF_HEADER, SESSION_COOKIE, end_session, publish, same_token
-from app.web.limits import MAX_DB_INT
+from app.web.limits import MAX_DB_INT, replaying
 from app.web.ratelimit import retry_after
+from app.web.routes.play_api import commit_action
 from app.web.schemas import ActionBody
 
 _VIEW = re.compile(r"/api/games/([1-9][0-9]{0,18})/view")
@@ -141,16 +142,7 @@ class PlayFastLane:
                 break
         raw = b"".join(chunks)
         if not await self._try_act(scope, game_id, raw, send):
-            sent = False
-
-            async def replay() -> Message:
-                nonlocal sent
-                if not sent:
-                    sent = True
-                    return {"type": "http.request", "body": raw, "more_body": False}
-                return await receive()
-
-            await self.app(scope, replay, send)
+            await self.app(scope, replaying(raw, receive), send)
 
     async def _try_act(self, scope: Scope, game_id: int, raw: bytes, send: Send) -> bool:
         token, csrf, is_json = _headers(scope)
@@ -168,22 +160,12 @@ class PlayFastLane:
         if db is None:
             return False
 
-        def submit() -> play.ActionResult:
-            result = play.submit_action(
-                db,
-                game_id,
-                user_id,
-                body.action.model_dump(),
-                body.expected_version,
-                body.idempotency_key,
-            )
-            db.commit()
-            return result
-
         try:
             try:
                 ratelimit.limiter().hit("actions", user_id)
-                result = await blocking.call(blocking.inline(db), submit)
+                result = await blocking.call(
+                    blocking.inline(db), commit_action, db, game_id, user_id, body
+                )
             except ServiceError as exc:
                 await _answer(send, exc.status, exc.to_json(), retry_after(exc))
                 return True

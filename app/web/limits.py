@@ -197,6 +197,21 @@ def _is_json(scope: Scope) -> bool:
     return False
 
 
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the body already read, whole, then hands on to `receive`
+    (a disconnect, say)."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
 class BodyLimits:
     """Pure ASGI middleware: the body cap (413) and the JSON bounds (400/422) for every
     HTTP request. The body is read here (at most MAX_BODY_BYTES) and handed on whole."""
@@ -237,16 +252,7 @@ class BodyLimits:
                 if exc.code not in ("malformed_json", "bad_encoding"):
                     await self._refuse(send, 422, str(exc), exc.code, exc.field)
                     return
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     @staticmethod
     async def _refuse(

@@ -21,7 +21,8 @@ from app.config import Settings
 from app.services import logins
 from app.web.app import create_app
 from app.web.fastlane import PlayFastLane
-from tests.conftest import LiveServer, Player, migrate
+from tests.conftest import LiveServer, migrate
+from tests.platform.test_play_http import prompted
 
 ROUTE = {"lane": "route"}  # an unknown parameter: the lane hands the request on
 
@@ -41,14 +42,6 @@ def body(action: dict[str, Any], version: int, key: str | None = None) -> dict[s
         "expected_version": version,
         "idempotency_key": key or uuid.uuid4().hex,
     }
-
-
-def prompted(gid: int, *players: Player) -> tuple[Player, dict[str, Any]]:
-    for player in players:
-        view = player.view(gid)
-        if view["legal_actions"]:
-            return player, view
-    raise AssertionError("nobody has anything to decide")
 
 
 def test_the_lane_and_the_route_answer_alike(live_server_any: LiveServer, new_player: Any) -> None:
