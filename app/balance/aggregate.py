@@ -12,7 +12,7 @@ from app.balance.stats import mean, percentile, wilson
 def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
     """Win rates with 95% intervals, scores, busts, length, comeback and margin."""
     ok = [g for g in games if g.error is None]
-    powers = list(games[0].powers) if games else []
+    powers = sorted(games[0].powers) if games else []  # by name: the same games, the same report
     n = len(powers)
     wins: Counter[str] = Counter(g.winner for g in ok if g.winner)
     by_power: dict[str, Any] = {}

@@ -113,7 +113,7 @@ def main(argv: list[str]) -> int:
     catalogue = scenario_catalogue()
     if args.scenario == "all":
         # The tutorial is a scripted lesson with a stacked deck, not a game to balance.
-        scenarios = [s for s in catalogue if s not in tutorial_scenarios()]
+        scenarios = sorted(s for s in catalogue if s not in tutorial_scenarios())
     elif args.scenario in catalogue:
         scenarios = [args.scenario]
     else:
