@@ -11,7 +11,8 @@ where the latencies are those of POST /api/games/{id}/actions (apply + log + com
 plus the database's floor measured in the same run (bench/floor.py: one transaction
 that locks a row, appends an action, updates a 5 KB snapshot and NOTIFYs, on
 PostgreSQL; and the same on this run's database), the ratio of the p50 to the
-PostgreSQL floor, the server's CPU seconds per action and the machine's load.
+PostgreSQL floor, the server's CPU seconds per action, the cores kept busy by the
+server, by this bench's clients and by the whole machine, and the machine's load.
 
 "actions_per_s" is what the one server process sustained while the clients (threads
 in this process, on the same machine) drove it: each step is a GET of the view and
@@ -42,11 +43,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from procstat import cpu_seconds, machine_ticks  # noqa: E402
 
 
 def free_port() -> int:
@@ -177,6 +174,8 @@ def main() -> int:
     counts: list[int] = []
     try:
         cpu0 = cpu_seconds(proc.pid)
+        mine0 = time.process_time()
+        busy0, total0 = machine_ticks()
         t0 = time.perf_counter()
         threads = [
             threading.Thread(
@@ -190,6 +189,8 @@ def main() -> int:
             t.join()
         seconds = time.perf_counter() - t0
         cpu = cpu_seconds(proc.pid) - cpu0
+        client_cpu = time.process_time() - mine0
+        busy1, total1 = machine_ticks()
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=10)
@@ -214,6 +215,11 @@ def main() -> int:
     result["server_cpu_ms_per_action"] = (
         round(cpu * 1000 / len(latencies), 2) if latencies else None
     )
+    # Cores busy over the run: the server, this bench's client threads, the whole machine
+    # (with PostgreSQL's backends): whether the server or the machine was the limit.
+    result["server_cpu_busy"] = round(cpu / seconds, 2) if seconds else None
+    result["client_cpu_busy"] = round(client_cpu / seconds, 2) if seconds else None
+    result["machine_busy"] = round((busy1 - busy0) / max(1, total1 - total0), 2)
     result["pg_floor_p50_ms"] = pg["floor_p50_ms"]
     result["pg_floor_tx_per_s"] = pg["floor_tx_per_s"]
     if args.db == "sqlite":

@@ -82,6 +82,16 @@ async def _answer(send: Send, status: int, payload: Any, headers: dict[str, str]
     await send({"type": "http.response.body", "body": body})
 
 
+def _read_view(db: Session, game_id: int, user_id: int | None) -> dict[str, Any]:
+    """The seat's view, and the read's transaction ended in the same call: with a database
+    server, ending it afterwards would be a second hand-off to the thread pool for one
+    ROLLBACK."""
+    try:
+        return play.seat_view(db, game_id, user_id, None)
+    finally:
+        db.rollback()
+
+
 class PlayFastLane:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -118,9 +128,7 @@ class PlayFastLane:
             return False
         try:
             try:
-                payload = await blocking.call(
-                    blocking.inline(db), play.seat_view, db, game_id, user_id, None
-                )
+                payload = await blocking.call(blocking.inline(db), _read_view, db, game_id, user_id)
             except ServiceError as exc:
                 await _answer(send, exc.status, exc.to_json(), retry_after(exc))
                 return True
