@@ -30,14 +30,14 @@ from sqlalchemy.orm import Session
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.services import logins, play
+from app.services import logins
 from app.services.errors import ServiceError
 from app.store import blocking
 from app.web import ratelimit
 from app.web.deps import CSRF_HEADER, SESSION_COOKIE, end_session, publish, same_token
 from app.web.limits import MAX_DB_INT, replaying
 from app.web.ratelimit import retry_after
-from app.web.routes.play_api import commit_action
+from app.web.routes.play_api import commit_action, read_view
 from app.web.schemas import ActionBody
 
 _VIEW = re.compile(r"/api/games/([1-9][0-9]{0,18})/view")
@@ -82,16 +82,6 @@ async def _answer(send: Send, status: int, payload: Any, headers: dict[str, str]
     await send({"type": "http.response.body", "body": body})
 
 
-def _read_view(db: Session, game_id: int, user_id: int | None) -> dict[str, Any]:
-    """The seat's view, and the read's transaction ended in the same call: with a database
-    server, ending it afterwards would be a second hand-off to the thread pool for one
-    ROLLBACK."""
-    try:
-        return play.seat_view(db, game_id, user_id, None)
-    finally:
-        db.rollback()
-
-
 class PlayFastLane:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -128,7 +118,9 @@ class PlayFastLane:
             return False
         try:
             try:
-                payload = await blocking.call(blocking.inline(db), _read_view, db, game_id, user_id)
+                payload = await blocking.call(
+                    blocking.inline(db), read_view, db, game_id, user_id, None
+                )
             except ServiceError as exc:
                 await _answer(send, exc.status, exc.to_json(), retry_after(exc))
                 return True

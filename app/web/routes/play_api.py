@@ -36,6 +36,16 @@ def fast_json(payload: dict[str, Any]) -> Response:
     return Response(orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS), media_type=JSON)
 
 
+def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) -> dict[str, Any]:
+    """The seat's view, and the read's transaction ended in the same call (here and in
+    the fast lane): with a database server, ending it afterwards would be a second
+    hand-off to the thread pool for one ROLLBACK."""
+    try:
+        return play.seat_view(db, game_id, user_id, code)
+    finally:
+        db.rollback()
+
+
 def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> play.ActionResult:
     """Submit the action and commit: the request owns the transaction (here and in the
     fast lane, app/web/fastlane.py)."""
@@ -60,7 +70,7 @@ def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> 
 async def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) -> Response:
     # On the loop with SQLite, in the thread pool with a database server (app/store/blocking.py).
     payload = await blocking.call(
-        blocking.inline(db), play.seat_view, db, game_id, user.id if user else None, code
+        blocking.inline(db), read_view, db, game_id, user.id if user else None, code
     )
     return fast_json(payload)
 
