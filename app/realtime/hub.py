@@ -235,7 +235,7 @@ class Hub:
 
         `echo`: the change was also NOTIFYed, so the listener will hear it again and
         should skip it (see ``notify_remote``)."""
-        if game_id not in self._members and game_id not in self._joining:
+        if not self._watched(game_id):
             return
         if committed_at is not None and version is not None:
             self._stamps[game_id] = (version, committed_at)
@@ -250,7 +250,7 @@ class Hub:
 
     def notify_remote(self, game_id: int, version: int) -> None:
         """A NOTIFY from PostgreSQL (another process, or our own echo). Loop thread only."""
-        if game_id not in self._members and game_id not in self._joining:
+        if not self._watched(game_id):
             return
         pending = self._echoes.get(game_id)
         if pending and pending.get(version):
@@ -260,6 +260,12 @@ class Hub:
             return
         self._needs_db.add(game_id)  # another process's change: reload once
         self._kick(game_id)
+
+    def _watched(self, game_id: int) -> bool:
+        """Whether a socket watches `game_id` or is joining it. A worker counts: while it
+        answers the first hello of a game, that socket is neither joining (its hello was
+        taken) nor a member yet, and a change committed meanwhile must still reach it."""
+        return game_id in self._members or game_id in self._joining or game_id in self._workers
 
     def notify_threadsafe(
         self,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -265,3 +266,55 @@ def test_a_reload_overtaken_by_an_undo_is_read_again_not_taken_for_a_gone_game(
     assert not refusals
     seat = load.seats[uid]
     assert seat.error is None and seat.payload["version"] >= 1 and seat.payload["view"]
+
+
+def test_a_change_committed_while_the_first_socket_joins_is_pushed(
+    factory: sessionmaker[Session],
+) -> None:
+    """The first socket of a game in this process says hello; while its answer is being
+    read, another request commits a change. The hub had popped the hello and had no
+    member yet, so ``notify`` thought nobody watched and dropped the change: the socket
+    stayed a version behind until the next one (seen after a server restart, when the
+    page reconnects as a player acts)."""
+    gid, users = two_person_game(factory)
+    source = ServiceSource(factory)
+    reading = asyncio.Event()
+    go_on = threading.Event()
+    real_load = source.load
+
+    def slow_load(*args: Any) -> Any:
+        result = real_load(*args)
+        loop.call_soon_threadsafe(reading.set)
+        go_on.wait(10)  # the change below commits while this answer is on its way
+        return result
+
+    source.load = slow_load  # type: ignore[method-assign]
+
+    async def scenario() -> None:
+        hub = Hub(source)
+        hub.bind(asyncio.get_running_loop())
+        seat, uid = next(iter(users.items()))
+        conn = hub.connection(gid, uid)
+        hub.join(conn, None)
+        await asyncio.wait_for(reading.wait(), 10)
+        with factory() as db:
+            row = db.get(Game, gid)
+            assert row is not None
+            state = gamelog.load_state(row, db)
+            mover = engine.pending(state)[0]["seat"]
+            action = engine.legal_actions(state, mover)[0]
+            result = play.submit_action(db, gid, users[mover], action, row.version, None)
+            db.commit()
+        hub.notify(gid, result.version, 0.0)
+        go_on.set()
+        first = orjson.loads(await asyncio.wait_for(conn.queue.get(), 10))
+        assert first["type"] == "state" and first["version"] == result.version - 1
+        pushed = orjson.loads(await asyncio.wait_for(conn.queue.get(), 10))
+        assert pushed["type"] == "update" and pushed["version"] == result.version
+        await hub.close()
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(scenario())
+    finally:
+        loop.close()
