@@ -51,7 +51,7 @@ def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
     a header sent twice, the first, as Starlette reads it."""
     token: str | None = None
     csrf: bytes | None = None
-    is_json = False
+    media: bytes | None = None
     seen_cookie = False
     for name, value in scope["headers"]:
         if name == b"cookie" and not seen_cookie:
@@ -59,9 +59,9 @@ def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
             token = cookie_parser(value.decode("latin-1")).get(SESSION_COOKIE)
         elif name == _CSRF and csrf is None:
             csrf = value
-        elif name == b"content-type" and not is_json:
+        elif name == b"content-type" and media is None:
             media = value.split(b";", 1)[0].strip().lower()
-            is_json = media == b"application/json" or media.endswith(b"+json")
+    is_json = media is not None and (media == b"application/json" or media.endswith(b"+json"))
     return token, csrf, is_json
 
 
