@@ -92,6 +92,15 @@ def test_the_lane_and_the_route_answer_alike(live_server_any: LiveServer, new_pl
             if status > 0:
                 assert lane[0] == status, (i, lane)
         assert player.view(gid)["version"] == version  # nothing above moved the game
+        # The lane's answers carry the same headers as the routes' (it sits inside the
+        # security headers): compare every header but the date.
+        lane_r = player.http.get(f"/api/games/{gid}/view")
+        route_r = player.http.get(f"/api/games/{gid}/view", params=ROUTE)
+        skip = {"date"}
+        assert {k: v for k, v in lane_r.headers.items() if k not in skip} == {
+            k: v for k, v in route_r.headers.items() if k not in skip
+        }
+        assert lane_r.headers["content-security-policy"].startswith("default-src 'self'")
 
         # An action through the lane, retried with its key through the route: the same
         # answer, replayed; then the other way round.
