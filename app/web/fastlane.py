@@ -82,12 +82,33 @@ async def _answer(send: Send, status: int, payload: Any, headers: dict[str, str]
     await send({"type": "http.response.body", "body": body})
 
 
+#: what `_serve` returns when the service refused and the refusal has been answered
+_REFUSED: Any = object()
+
+
+async def _refuse(send: Send, exc: ServiceError) -> None:
+    """A service's refusal, answered as the app's handler answers it on /api."""
+    await _answer(send, exc.status, exc.to_json(), retry_after(exc))
+
+
+async def _serve(send: Send, db: Session, fn: Any, *args: Any) -> Any:
+    """``fn(db, *args)`` where the database's calls run (`blocking.call`), the session
+    ended after it; a refusal is answered and `_REFUSED` returned."""
+    try:
+        return await blocking.call(blocking.inline(db), fn, db, *args)
+    except ServiceError as exc:
+        await _refuse(send, exc)
+        return _REFUSED
+    finally:
+        await end_session(db)
+
+
 class PlayFastLane:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not scope.get("query_string"):
+        if scope["type"] == "http" and not scope.get("query_string") and _enabled(scope):
             method = scope["method"]
             if method == "GET" and (match := _VIEW.fullmatch(scope["path"])):
                 if await self._view(scope, int(match[1]), send):
@@ -97,15 +118,6 @@ class PlayFastLane:
                 return
         await self.app(scope, receive, send)
 
-    @staticmethod
-    def _session(scope: Scope) -> Session | None:
-        app = scope.get("app")
-        settings = getattr(getattr(app, "state", None), "settings", None)
-        if app is None or not getattr(settings, "fast_lane", False):
-            return None
-        db: Session = app.state.sessionmaker()
-        return db
-
     async def _view(self, scope: Scope, game_id: int, send: Send) -> bool:
         token, _, _ = _headers(scope)
         user_id: int | None = None
@@ -114,19 +126,11 @@ class PlayFastLane:
             if ids is None:
                 return False  # not cached (or expired): the route looks it up
             user_id = ids[0]
-        if game_id > MAX_DB_INT or (db := self._session(scope)) is None:
+        if game_id > MAX_DB_INT:
             return False
-        try:
-            try:
-                payload = await blocking.call(
-                    blocking.inline(db), read_view, db, game_id, user_id, None
-                )
-            except ServiceError as exc:
-                await _answer(send, exc.status, exc.to_json(), retry_after(exc))
-                return True
-        finally:
-            await end_session(db)
-        await _answer(send, 200, payload, {})
+        payload = await _serve(send, _session(scope), read_view, game_id, user_id, None)
+        if payload is not _REFUSED:
+            await _answer(send, 200, payload, {})
         return True
 
     async def _act(self, scope: Scope, game_id: int, receive: Receive, send: Send) -> None:
@@ -156,22 +160,27 @@ class PlayFastLane:
             body = ActionBody.model_validate_json(raw)
         except (ValidationError, UnicodeDecodeError):
             return False
-        db = self._session(scope)
-        if db is None:
-            return False
-
         try:
-            try:
-                ratelimit.limiter().hit("actions", user_id)
-                result = await blocking.call(
-                    blocking.inline(db), commit_action, db, game_id, user_id, body
-                )
-            except ServiceError as exc:
-                await _answer(send, exc.status, exc.to_json(), retry_after(exc))
-                return True
-        finally:
-            await end_session(db)
+            # Counted here, not in the call: a call on the loop may be run again in the
+            # thread pool (blocking.Busy), and a hit must count once.
+            ratelimit.limiter().hit("actions", user_id)
+        except ServiceError as exc:
+            await _refuse(send, exc)
+            return True
+        result = await _serve(send, _session(scope), commit_action, game_id, user_id, body)
+        if result is _REFUSED:
+            return True
         if not result.replayed:
             publish(game_id, result.version)
         await _answer(send, 200, result.to_json(), {})
         return True
+
+
+def _enabled(scope: Scope) -> bool:
+    settings = getattr(getattr(scope.get("app"), "state", None), "settings", None)
+    return bool(getattr(settings, "fast_lane", False))
+
+
+def _session(scope: Scope) -> Session:
+    db: Session = scope["app"].state.sessionmaker()
+    return db
