@@ -63,6 +63,21 @@ def test_each_seat_view_is_the_public_part_with_its_own_spliced_in() -> None:
         assert message["legal_actions"] == legal and message["version"] == 9
 
 
+def first_legal_move(
+    factory: sessionmaker[Session], gid: int, users: dict[int, int]
+) -> play.ActionResult:
+    """The prompted seat plays its first legal action, committed."""
+    with factory() as db:
+        row = db.get(Game, gid)
+        assert row is not None
+        state = gamelog.load_state(row, db)
+        seat = engine.pending(state)[0]["seat"]
+        action = engine.legal_actions(state, seat)[0]
+        result = play.submit_action(db, gid, users[seat], action, row.version, None)
+        db.commit()
+        return result
+
+
 class FakeSocket:
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -102,14 +117,7 @@ def test_the_committing_process_pushes_from_memory_without_a_reload(
         assert loads  # the hellos were answered from the database
         loads.clear()
         for _ in range(6):
-            with factory() as db:
-                row = db.get(Game, gid)
-                assert row is not None
-                state = gamelog.load_state(row, db)
-                seat = engine.pending(state)[0]["seat"]
-                action = engine.legal_actions(state, seat)[0]
-                result = play.submit_action(db, gid, users[seat], action, row.version, None)
-                db.commit()
+            result = first_legal_move(factory, gid, users)
             hub.notify(gid, result.version, 0.0)
             for conn in everyone:
                 pushed = orjson.loads(await asyncio.wait_for(conn.queue.get(), 10))
@@ -293,18 +301,11 @@ def test_a_change_committed_while_the_first_socket_joins_is_pushed(
     async def scenario() -> None:
         hub = Hub(source)
         hub.bind(asyncio.get_running_loop())
-        seat, uid = next(iter(users.items()))
+        uid = next(iter(users.values()))
         conn = hub.connection(gid, uid)
         hub.join(conn, None)
         await asyncio.wait_for(reading.wait(), 10)
-        with factory() as db:
-            row = db.get(Game, gid)
-            assert row is not None
-            state = gamelog.load_state(row, db)
-            mover = engine.pending(state)[0]["seat"]
-            action = engine.legal_actions(state, mover)[0]
-            result = play.submit_action(db, gid, users[mover], action, row.version, None)
-            db.commit()
+        result = first_legal_move(factory, gid, users)
         hub.notify(gid, result.version, 0.0)
         go_on.set()
         first = orjson.loads(await asyncio.wait_for(conn.queue.get(), 10))
