@@ -752,9 +752,9 @@ MERGE_MAX_ACTIONS = 4
 def _update_appending(actions: int, keys: tuple[str, ...], columns: tuple[str, ...]) -> Any:
     """``UPDATE games SET <keys>`` that also inserts `actions` action rows of `columns`
     (those ``record`` fills), as data-modifying CTEs (PostgreSQL), their values bound as
-    ``a{i}_{column}``. Built
-    once per shape, and cacheable by SQLAlchemy (a multi-row ``VALUES`` is not, which is
-    why the events keep their own statement: one round trip however many)."""
+    ``a{i}_{column}``. Built once per shape, and cacheable by SQLAlchemy (a multi-row
+    ``VALUES`` is not, which is why the events keep their own statement: one round trip
+    however many)."""
     statement = (
         update(_G)
         .where(_G.c.id == bindparam("row_id"))

@@ -35,7 +35,7 @@ from app.services.errors import ServiceError
 from app.store import blocking
 from app.web import ratelimit
 from app.web.deps import CSRF_HEADER, SESSION_COOKIE, end_session, publish, same_token
-from app.web.limits import MAX_DB_INT, replaying
+from app.web.limits import MAX_DB_INT, is_json, replaying, send_json
 from app.web.ratelimit import retry_after
 from app.web.routes.play_api import commit_action, read_view
 from app.web.schemas import ActionBody
@@ -43,15 +43,13 @@ from app.web.schemas import ActionBody
 _VIEW = re.compile(r"/api/games/([1-9][0-9]{0,18})/view")
 _ACT = re.compile(r"/api/games/([1-9][0-9]{0,18})/actions")
 _CSRF = CSRF_HEADER.lower().encode()
-_JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
-def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
-    """The session cookie, the CSRF header and whether the body is declared JSON; of
-    a header sent twice, the first, as Starlette reads it."""
+def _headers(scope: Scope) -> tuple[str | None, bytes | None]:
+    """The session cookie and the CSRF header; of a header sent twice, the first, as
+    Starlette reads it."""
     token: str | None = None
     csrf: bytes | None = None
-    media: bytes | None = None
     seen_cookie = False
     for name, value in scope["headers"]:
         if name == b"cookie" and not seen_cookie:
@@ -59,27 +57,12 @@ def _headers(scope: Scope) -> tuple[str | None, bytes | None, bool]:
             token = cookie_parser(value.decode("latin-1")).get(SESSION_COOKIE)
         elif name == _CSRF and csrf is None:
             csrf = value
-        elif name == b"content-type" and media is None:
-            media = value.split(b";", 1)[0].strip().lower()
-    is_json = media is not None and (media == b"application/json" or media.endswith(b"+json"))
-    return token, csrf, is_json
+    return token, csrf
 
 
 async def _answer(send: Send, status: int, payload: Any, headers: dict[str, str]) -> None:
-    body = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
     extra = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                *_JSON_HEADERS,
-                (b"content-length", str(len(body)).encode()),
-                *extra,
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await send_json(send, status, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS), extra)
 
 
 #: what `_serve` returns when the service refused and the refusal has been answered
@@ -119,7 +102,7 @@ class PlayFastLane:
         await self.app(scope, receive, send)
 
     async def _view(self, scope: Scope, game_id: int, send: Send) -> bool:
-        token, _, _ = _headers(scope)
+        token, _ = _headers(scope)
         user_id: int | None = None
         if token:
             ids = logins.cached_ids(token)
@@ -149,9 +132,9 @@ class PlayFastLane:
             await self.app(scope, replaying(raw, receive), send)
 
     async def _try_act(self, scope: Scope, game_id: int, raw: bytes, send: Send) -> bool:
-        token, csrf, is_json = _headers(scope)
+        token, csrf = _headers(scope)
         ids = logins.cached_ids(token) if token else None
-        if ids is None or not is_json or csrf is None or game_id > MAX_DB_INT:
+        if ids is None or not is_json(scope) or csrf is None or game_id > MAX_DB_INT:
             return False
         user_id, csrf_token = ids
         try:

@@ -171,25 +171,27 @@ def _parse_checked(data: str | bytes) -> Any:
     return value
 
 
-def _error(
-    status: int, detail: str, code: str, field: str | None = None
-) -> tuple[Message, Message]:
-    payload: dict[str, Any] = {"detail": detail, "code": code}
-    if field:
-        payload["field"] = field
-    body = json.dumps(payload).encode()
-    start: Message = {
-        "type": "http.response.start",
-        "status": status,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-    }
-    return start, {"type": "http.response.body", "body": body}
+async def send_json(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    """A whole JSON answer, already encoded, straight to ASGI's `send` (for the pure
+    ASGI middleware: these body limits and the fast lane, app/web/fastlane.py)."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
-def _is_json(scope: Scope) -> bool:
+def is_json(scope: Scope) -> bool:
+    """Whether the request's (first) Content-Type is JSON, as Starlette reads it."""
     for name, value in scope.get("headers", []):
         if name == b"content-type":
             media = value.split(b";", 1)[0].strip().lower()
@@ -244,7 +246,7 @@ class BodyLimits:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if body and _is_json(scope):
+        if body and is_json(scope):
             try:
                 parse_json(body)
             except BadJSON as exc:
@@ -258,6 +260,7 @@ class BodyLimits:
     async def _refuse(
         send: Send, status: int, detail: str, code: str, field: str | None = None
     ) -> None:
-        start, body = _error(status, detail, code, field)
-        await send(start)
-        await send(body)
+        payload: dict[str, Any] = {"detail": detail, "code": code}
+        if field:
+            payload["field"] = field
+        await send_json(send, status, json.dumps(payload).encode())
