@@ -80,9 +80,11 @@ def play(job: Job) -> GameSummary:
     samples: list[tuple[int, int | None]] = []
     last: dict[str, Any] = {"round": None, "action": None, "count": 0, "seconds": 0.0}
 
-    def on_step(state: dict[str, Any], seat: int, action: dict[str, Any], events: Any) -> None:
+    def on_step(
+        state: dict[str, Any], seat: int, action: dict[str, Any], events: Any, choices: int
+    ) -> None:
         last["count"] += 1
-        last["seconds"] += seconds_for(action, last["action"])
+        last["seconds"] += seconds_for(action, last["action"], choices)
         last["action"] = action
         key = (state.get("turn"), state.get("round"))
         if key != last["round"]:

@@ -6,7 +6,8 @@ knows the rules takes over it: a quick acknowledgement (pass, vote, draw) a few
 seconds, a choice with odds to weigh (a petition, taxation, defense) more, and
 an endeavour, whose target and extra talents are chosen on the map, the most.
 Votes in a parley are cast at once by every voter, so a run of consecutive
-votes is charged once. The figures are a model, stated here so the report can
+votes is charged once. A decision with a single legal action costs nothing: the
+server plays it for the person (`app.services.play.forced_action`). The figures are a model, stated here so the report can
 say what its minutes mean; they are not measured from players.
 """
 
@@ -37,9 +38,12 @@ SECONDS_BY_ACTION: dict[str, float] = {
 DEFAULT_SECONDS = 6.0
 
 
-def seconds_for(action: dict[str, Any], previous: dict[str, Any] | None) -> float:
-    """The seconds a person spends on ``action``, given the action before it."""
+def seconds_for(action: dict[str, Any], previous: dict[str, Any] | None, choices: int = 2) -> float:
+    """The seconds a person spends on ``action``, chosen from ``choices`` legal
+    actions, given the action before it."""
     kind = str(action.get("type", ""))
+    if choices == 1 and kind != "offer":
+        return 0.0  # no choice: the server plays it (app.services.play.forced_action)
     if kind == "vote" and previous is not None and previous.get("type") == "vote":
         return 0.0  # voters decide at the same time
     return SECONDS_BY_ACTION.get(kind, DEFAULT_SECONDS)

@@ -244,15 +244,15 @@ def play_game(
     bot_seed: int | None = None,
     use_explain: bool = False,
     keep_log: bool = True,
-    on_step: Callable[[dict[str, Any], int, Action, list[dict[str, Any]]], None] | None = None,
+    on_step: Callable[[dict[str, Any], int, Action, list[dict[str, Any]], int], None] | None = None,
     max_actions: int = MAX_ACTIONS,
     in_place: bool = True,
     budget: Any = None,
 ) -> GameRecord:
     """Play one game to its end; errors are recorded, never raised.
 
-    ``on_step(state, seat, action, events)`` is called after every applied
-    action with the new state (the property tests hook their invariants here).
+    ``on_step(state, seat, action, events, choices)`` is called after every applied
+    action with the new state and the number of legal actions the seat chose from.
     With ``in_place`` (the default) the game's one state is moved by
     `engine.apply_in_place`; otherwise each action makes a new state with the
     copying `engine.apply`. Both give the same game, bit for bit (tests/
@@ -314,7 +314,7 @@ def play_game(
                 record.log.append((seat, action))
             record.busts += sum(1 for event in events if is_bust(event))
             if on_step is not None:
-                on_step(state, seat, action, events)
+                on_step(state, seat, action, events, len(legal))
     except Exception as exc:
         record.errors.append(
             f"{type(exc).__name__} at action {record.actions}: {exc}\n{traceback.format_exc()}"

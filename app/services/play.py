@@ -329,14 +329,14 @@ def next_server_move(
     game: Game, state: dict[str, Any], by_index: dict[int, Seat], bots: bool = True
 ) -> tuple[Seat, dict[str, Any], str] | None:
     """The first prompt the server answers now: (seat, a legal action, log source).
-    With `bots` False only standing orders (bots answer from the bot worker)."""
+    With `bots` False only people's prompts: a standing order (source ``order``) or a
+    prompt with a single legal action, a choice the person does not have (``forced``,
+    `forced_action`). Bots answer from the bot worker."""
     from app import engine
 
     for prompt in engine.pending(state):
         seat = by_index[prompt["seat"]]
         level = bot_for(seat)
-        if not level and not seat.standing_orders:
-            continue  # a person decides
         if level:
             if not bots:
                 continue
@@ -345,6 +345,19 @@ def next_server_move(
         ordered = orders.order_action(seat.standing_orders, prompt, legal)
         if ordered is not None:
             return seat, ordered, "order"
+        forced = forced_action(legal)
+        if forced is not None:
+            return seat, forced, "forced"
+    return None
+
+
+def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The one action a person may take, when there is only one: the server plays it
+    for them at once, as the best sites skip a move that is no choice (a dead draw
+    with no petition open is dismissed, 5.4; a diplomatic phase with nothing to do
+    is passed). An offer's listing is a template the person fills in, never forced."""
+    if len(legal) == 1 and legal[0].get("type") != "offer":
+        return legal[0]
     return None
 
 

@@ -1,0 +1,104 @@
+"""A decision with a single legal action is played for the person at once, in the same
+transaction (logged with source ``forced``): a dead draw with no petition open is
+dismissed (rules 5.4, 5.5) without waiting for a click, or for a day in a slow game."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app import engine
+from app.balance.pace import seconds_for
+from app.services import accounts, gamelog, lobby, play
+from app.store.db import make_engine, make_sessionmaker
+from app.store.models import Action
+from app.store.types import utcnow
+
+DRAW = {"type": "draw"}
+DISMISS = {"type": "dismiss"}
+
+
+def dead_draw_state(tries: int = 60) -> dict[str, Any]:
+    """A real teaching-game position, reached by random play, where the Kushans (seat 0)
+    are to play and drawing leaves them nothing but a dismissal."""
+    for seed in range(tries):
+        state = engine.new_game("teaching", ["kushan", "han"], seed)
+        rng = random.Random(seed)
+        for _ in range(600):
+            if engine.outcome(state) is not None:
+                break
+            prompt = engine.pending(state)[0]
+            legal = engine.legal_actions(state, prompt["seat"])
+            if prompt["seat"] == 0 and prompt["kind"] == "turn" and DRAW in legal:
+                after, _ = engine.apply(state, 0, DRAW)
+                if engine.pending(after)[0]["seat"] == 0 and engine.legal_actions(after, 0) == [
+                    DISMISS
+                ]:
+                    return state
+            state, _ = engine.apply(state, prompt["seat"], rng.choice(legal))
+    pytest.skip("random play never reached a dead draw")
+
+
+def test_forced_action_is_only_a_single_concrete_action() -> None:
+    assert play.forced_action([DISMISS]) == DISMISS
+    assert play.forced_action([DISMISS, {"type": "petition"}]) is None
+    assert play.forced_action([]) is None
+    # An offer's listing is a template the person fills in (20.14): never played for them.
+    assert play.forced_action([{"type": "offer", "power": "han"}]) is None
+
+
+def test_a_forced_decision_costs_no_live_time() -> None:
+    assert seconds_for(DISMISS, DRAW, 1) == 0.0
+    assert seconds_for(DISMISS, DRAW, 2) > 0
+
+
+@pytest.fixture
+def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
+    eng = make_engine(migrated_url)
+    yield make_sessionmaker(eng)
+    eng.dispose()
+
+
+def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session]) -> None:
+    state = dead_draw_state()
+    with factory() as db:
+        alice = accounts.signup(db, "alice", "correct horse 1")
+        bob = accounts.signup(db, "bob", "correct horse 1")
+        game = lobby.create_game(
+            db,
+            alice,
+            "teaching",
+            [lobby.SeatSpec("human"), lobby.SeatSpec("human")],
+            host_power="kushan",
+        )
+        lobby.join(db, game, bob, power="han")
+        lobby.start(db, game, alice)
+        # Test setup: put the table in the real position found above.
+        gamelog.save_state(db, game, state, snapshot=True)
+        play.set_deadlines(game, state, set(), utcnow())
+        db.commit()
+        gid, version = game.id, game.version
+    with factory() as db:
+        result = play.submit_action(db, gid, alice.id, DRAW, version, None)
+        db.commit()
+        # Two actions in one commit: the draw and the dismissal nobody had to click.
+        assert result.version == version + 2
+        logged = db.scalars(select(Action).where(Action.game_id == gid)).all()
+        assert [(a.source, a.action) for a in logged][-2:] == [
+            ("player", DRAW),
+            ("forced", DISMISS),
+        ]
+        expected, _ = engine.apply(state, 0, DRAW)
+        expected, _ = engine.apply(expected, 0, DISMISS)
+        row, stored = gamelog.read_current(db, gid)
+        assert stored is not None and engine.state_hash(stored) == engine.state_hash(expected)
+        # The person sees what happened, and is asked what comes next, not to dismiss.
+        view = play.seat_view(db, gid, alice.id)
+        assert all(p["kind"] != "advisor" for p in view["prompts"])
+        # A forced move is no decision of theirs to take back (the draw revealed a card).
+        assert row.undo_seat is None
