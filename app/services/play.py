@@ -157,7 +157,7 @@ def _move(
             break
         other, ordered, how = step
         final, more = engine.apply(final, other.index, ordered)
-        moves.append((other.index, ordered, more, how))
+        moves.append((other.index, ordered, marked(more, how), how))
     can_undo = (
         source == "player"
         and not moves
@@ -282,7 +282,7 @@ def run_orders(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]
             return state
         seat, action, source = step
         state, events = engine.apply(state, seat.index, action)
-        gamelog.record(db, game, seat.index, action, events, source)
+        gamelog.record(db, game, seat.index, action, marked(events, source), source)
     log.error("game %s: orders still answering after %d steps", game.id, MAX_BOT_STEPS)
     return state
 
@@ -351,6 +351,14 @@ def next_server_move(
     return None
 
 
+def marked(events: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
+    """The events of a move played for a person because it was no choice carry
+    ``forced``, so the log can say why nobody clicked."""
+    if source != "forced":
+        return events
+    return [{**ev, "forced": True} for ev in events]
+
+
 def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The one action a person may take, when there is only one: the server plays it
     for them at once, as the best sites skip a move that is no choice (a dead draw
@@ -375,7 +383,7 @@ def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
             return state
         seat, action, source = step
         state, events = engine.apply(state, seat.index, action)
-        gamelog.record(db, game, seat.index, action, events, source)
+        gamelog.record(db, game, seat.index, action, marked(events, source), source)
     log.error("game %s: bots still answering after %d steps", game.id, MAX_BOT_STEPS)
     return state
 

@@ -97,8 +97,13 @@ def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session])
         expected, _ = engine.apply(expected, 0, DISMISS)
         row, stored = gamelog.read_current(db, gid)
         assert stored is not None and engine.state_hash(stored) == engine.state_hash(expected)
-        # The person sees what happened, and is asked what comes next, not to dismiss.
+        # The person sees what happened, marked as no choice of theirs, and is asked
+        # what comes next, not to dismiss.
         view = play.seat_view(db, gid, alice.id)
         assert all(p["kind"] != "advisor" for p in view["prompts"])
+        log = play.events_since(db, gid, 0, 0)
+        dismissed = [e for e in log if e.get("kind") == "dismiss"]
+        assert dismissed and dismissed[-1].get("forced") is True
+        assert not any(e.get("forced") for e in log if e.get("kind") == "draw")
         # A forced move is no decision of theirs to take back (the draw revealed a card).
         assert row.undo_seat is None

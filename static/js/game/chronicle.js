@@ -60,6 +60,7 @@ export class Chronicle {
       const rule = ev.rule && !String(ev.text || "").includes(String(ev.rule)) ? ruleLink(ev.rule) : null;
       this.list.appendChild(el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}` },
         ev.to ? el("span", { class: "private-tag", title: "Only you see this" }, "only you") : null,
+        ev.forced ? el("span", { class: "forced-tag", title: "The only move open: played at once" }, "no choice") : null,
         linkRules(tidy(ev.text || "")), rule ? [" ", rule] : null));
     }
     if (nearBottom || this.list.childElementCount < 30) this.list.scrollTop = this.list.scrollHeight;
