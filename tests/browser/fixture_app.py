@@ -213,7 +213,7 @@ def fixture_state() -> dict[str, Any]:
                 "label": "Act with your General, petition, or dismiss it",
             }
         ],
-        "last_seq": 3,
+        "last_seq": 4,
         "events": [
             {
                 "seq": 1,
@@ -223,6 +223,14 @@ def fixture_state() -> dict[str, Any]:
             },
             {"seq": 2, "text": "You drew a General.", "rule": None, "to": [0]},
             {"seq": 3, "text": "The Han court fortifies Kashgar.", "rule": "14.1", "to": None},
+            {
+                "seq": 4,
+                "text": "Guangwu dismisses the advisor; the year passes.",
+                "rule": "5.4",
+                "kind": "dismiss",
+                "to": None,
+                "forced": True,
+            },
         ],
     }
 

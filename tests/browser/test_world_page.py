@@ -54,7 +54,7 @@ def world_state(raid: bool = False) -> dict[str, Any]:
         view["areas"][a].update(owner=None, usurper="u1", partial={})
     st["events"].append(
         {
-            "seq": 4,
+            "seq": 5,
             "text": "The usurper of Ferghana stirs rebellion in Sogdiana (Kushan).",
             "rule": "17.53",
             "to": None,
@@ -89,15 +89,15 @@ def world_state(raid: bool = False) -> dict[str, Any]:
         ]
         st["events"].append(
             {
-                "seq": 5,
+                "seq": 6,
                 "text": "The Xianbei ride against Sogdiana with rating 4; Kushan may defend.",
                 "rule": "24.13",
                 "to": None,
             }
         )
-        st["last_seq"] = 5
+        st["last_seq"] = 6
     else:
-        st["last_seq"] = 4
+        st["last_seq"] = 5
     return st
 
 
