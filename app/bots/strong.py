@@ -75,9 +75,16 @@ class Budget:
     """How much the strong bot may think per decision."""
 
     iterations: int = 48  # determinizations (each plays every candidate once)
-    seconds: float = 0.8  # wall-clock limit, checked between rollouts
+    seconds: float = 0.8  # time limit, checked between rollouts
     candidates: int = 5  # actions searched (the standard choice among them)
     horizon: int = 24  # rollout length in actions after the candidate
+    #: what ``seconds`` counts: "wall" (a server: a person waits on the clock) or "cpu",
+    #: the searching thread's own CPU time, so that a measurement run's Strong seat
+    #: thinks as much on a busy or paused machine as on a quiet one (`tournament`)
+    clock: str = "wall"
+
+    def timer(self) -> Callable[[], float]:
+        return time.thread_time if self.clock == "cpu" else time.perf_counter
 
 
 DEFAULT_BUDGET = Budget()
@@ -351,7 +358,8 @@ def choose_strong(
     # In our own turn, play each candidate out to the end of the turn; elsewhere
     # (diplomacy, defense, initiative, requests) a fixed horizon.
     own_turn = kind in ("turn", "advisor")
-    started = time.perf_counter()
+    now = budget.timer()
+    started = now()
     n = len(candidates)
     sums = [0.0] * n
     squares = [0.0] * n
@@ -380,10 +388,10 @@ def choose_strong(
             alive = [i for i in alive if _bounds(sums[i], squares[i], done, RACE_Z)[1] > 0.0]
             if not alive:
                 break
-        if time.perf_counter() - started >= budget.seconds:
+        if now() - started >= budget.seconds:
             break
     LAST.iterations = done
-    LAST.seconds = time.perf_counter() - started
+    LAST.seconds = now() - started
     LAST.searched = True
     best, best_margin = 0, 0.0
     for i in alive:

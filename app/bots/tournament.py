@@ -2,7 +2,7 @@
 
     imperial-glory tournament --bots strong,standard,random --scenario S --games N --seed K
                               [--iterations I] [--seconds T] [--candidates C] [--horizon H]
-                              [--jobs J] [--no-explain] [--json]
+                              [--clock cpu|wall] [--jobs J] [--no-explain] [--json]
 
 ``--bots`` is the line-up: a comma list of levels, ``LEVEL*n`` repeating one,
 cycled to fill the scenario's seats (``strong,standard*5`` is one strong seat and
@@ -15,7 +15,10 @@ Printed per level: seats played, wins, the win rate per seat with a 95% Wilson
 confidence interval, and an OpenSkill (Plackett-Luce) rating from the games'
 final rankings (a level playing several seats of a game updates its rating by
 the mean of those seats' updates). ``--iterations``/``--seconds`` etc. set the
-strong bot's budget per decision (``app/bots/strong.Budget``).
+strong bot's budget per decision (``app/bots/strong.Budget``). Its ``--seconds``
+count the searching process's own CPU time by default (``--clock cpu``), so a run
+measures the same Strong bot whether the machine is quiet, busy with other work or
+paused for a benchmark; ``--clock wall`` counts elapsed time, as a server does.
 """
 
 from __future__ import annotations
@@ -254,6 +257,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seconds", type=float, default=Budget.seconds)
     parser.add_argument("--candidates", type=int, default=Budget.candidates)
     parser.add_argument("--horizon", type=int, default=Budget.horizon)
+    parser.add_argument(
+        "--clock",
+        choices=["cpu", "wall"],
+        default="cpu",
+        help="what --seconds counts: the search's own CPU time (default) or elapsed time",
+    )
     parser.add_argument("--jobs", type=int, default=0)
     parser.add_argument("--no-explain", dest="explain", action="store_false")
     parser.add_argument("--json", action="store_true")
@@ -289,7 +298,7 @@ def main(argv: list[str]) -> int:
         )
         return 2
     powers = catalogue[args.scenario][: args.players or None]
-    budget = Budget(args.iterations, args.seconds, args.candidates, args.horizon)
+    budget = Budget(args.iterations, args.seconds, args.candidates, args.horizon, args.clock)
     result = run(
         args.scenario,
         powers,

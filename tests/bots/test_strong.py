@@ -158,3 +158,36 @@ def test_votes_are_left_to_the_standard_policy() -> None:
     legal = [{"type": "vote", "choice": c} for c in ("yes", "no", "abstain")]
     choose_strong({}, 0, view, legal, random.Random(0), budget=BUDGET)
     assert not strong.LAST.searched
+
+
+class _JumpingClock:
+    """``time`` as a busy or paused machine shows it to the search: every look at the
+    wall clock finds ten seconds gone; the thread's own CPU time is the real one."""
+
+    def __init__(self) -> None:
+        self.wall = 0.0
+
+    def perf_counter(self) -> float:
+        self.wall += 10.0
+        return self.wall
+
+    def thread_time(self) -> float:
+        import time
+
+        return time.thread_time()
+
+
+@pytest.mark.parametrize(("clock", "iterations"), [("wall", 1), ("cpu", 4)])
+def test_a_cpu_clock_thinks_as_long_on_a_busy_machine(
+    monkeypatch: pytest.MonkeyPatch, clock: str, iterations: int
+) -> None:
+    """The time limit counts what the budget's clock counts: elapsed time cuts a search
+    short when the machine is busy or the process paused; the search's own CPU time
+    (the tournament's default) does not (docs/bots.md)."""
+    monkeypatch.setattr(strong, "time", _JumpingClock())
+    state, seat = decision_states("teaching", 7, {"turn", "advisor"}, 1)[0]
+    budget = Budget(iterations=4, seconds=5.0, candidates=3, horizon=6, clock=clock)
+    legal = engine.legal_actions(state, seat)
+    choose_strong(state, seat, engine.view(state, seat), legal, random.Random(11), budget=budget)
+    assert strong.LAST.searched
+    assert strong.LAST.iterations == iterations

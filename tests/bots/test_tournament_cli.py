@@ -63,6 +63,7 @@ def test_tournament_json_standard_against_random() -> None:
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["games"] == 6 and result["errors"] == 0
+    assert result["budget"]["clock"] == "cpu"  # the Strong seat's seconds are its own CPU time
     levels = result["levels"]
     assert set(levels) == {"standard", "random"}
     for row in levels.values():
