@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.store.db import MAX_OVERFLOW, POOL_SIZE
+
 DEFAULT_SQLITE_PATH = Path("data") / "imperial-glory.sqlite3"
 
 
@@ -16,6 +18,10 @@ class Settings(BaseSettings):
 
     # Unset: an SQLite file under ./data, so one command starts a playable server.
     database_url: str = f"sqlite:///{DEFAULT_SQLITE_PATH}"
+    #: PostgreSQL: connections each process keeps open, and how many more a burst may open
+    #: (closed again when returned); size the server's max_connections for every process
+    db_pool_size: int = POOL_SIZE
+    db_max_overflow: int = MAX_OVERFLOW
     host: str = "127.0.0.1"
     port: int = 8000
     # Cookies carry the Secure flag when the site is served over HTTPS.
@@ -54,6 +60,13 @@ class Settings(BaseSettings):
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+    @property
+    def pool_options(self) -> dict[str, int]:
+        """`make_engine`'s pool arguments (a database server's; SQLite has no pool to size)."""
+        if self.is_sqlite:
+            return {}
+        return {"pool_size": self.db_pool_size, "max_overflow": self.db_max_overflow}
 
 
 @lru_cache

@@ -89,7 +89,7 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
     if factory is None:
         from app.store.db import make_engine, make_sessionmaker
 
-        factory = make_sessionmaker(make_engine(settings.database_url))
+        factory = make_sessionmaker(make_engine(settings.database_url, **settings.pool_options))
     source = ServiceSource(factory)
     loop = asyncio.get_running_loop()
     hub = Hub(source, queue_size=settings.ws_queue_size)

@@ -27,6 +27,10 @@ from sqlalchemy.orm import Session, sessionmaker
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: a pooled PostgreSQL connection idle longer than this is pinged before use
 PING_IDLE_S = 5.0
+#: PostgreSQL connections a process keeps open (``Settings.db_pool_size``), and how many
+#: more it may open for a burst (``db_max_overflow``): see `make_engine`
+POOL_SIZE = 16
+MAX_OVERFLOW = 16
 _RETURNED = "ig_returned_at"
 
 
@@ -49,7 +53,14 @@ def json_value(text: str | bytes) -> Any:
 
 
 def make_engine(database_url: str, **kwargs: Any) -> Engine:
-    """An engine for `database_url` (``sqlite:///path`` or ``postgresql+psycopg://…``)."""
+    """An engine for `database_url` (``sqlite:///path`` or ``postgresql+psycopg://…``).
+
+    A database server's pool keeps ``POOL_SIZE`` connections open, not SQLAlchemy's five.
+    A connection over the pool's size is closed when it is returned (``max_overflow``), so
+    a process serving more than five calls at once (HTTP requests, socket actions, the
+    hub's reloads and the bot worker share it) opened and closed a connection for a
+    quarter of its requests: 60 a second under `bench/api_actions.py`, each a backend
+    forked by PostgreSQL on the same cores (docs/performance.md, "seventh")."""
     kwargs.setdefault("json_serializer", json_text)
     kwargs.setdefault("json_deserializer", json_value)
     if database_url.startswith("sqlite"):
@@ -66,6 +77,8 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
             cursor.close()
 
         return engine
+    kwargs.setdefault("pool_size", POOL_SIZE)
+    kwargs.setdefault("max_overflow", MAX_OVERFLOW)
     engine = create_engine(database_url, **kwargs)
     if not kwargs.get("pool_pre_ping"):
         _ping_when_idle(engine)

@@ -255,7 +255,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "reset": settings.rate_reset,
         }
     )
-    app.state.engine = make_engine(settings.database_url)
+    app.state.engine = make_engine(settings.database_url, **settings.pool_options)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(StarletteHTTPException, not_found)
