@@ -157,7 +157,7 @@ def _move(
             break
         other, ordered, how = step
         final, more = engine.apply(final, other.index, ordered)
-        moves.append((other.index, ordered, marked(more, how), how))
+        moves.append((other.index, ordered, marked(more, how, other.index), how))
     can_undo = (
         source == "player"
         and not moves
@@ -282,7 +282,7 @@ def run_orders(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]
             return state
         seat, action, source = step
         state, events = engine.apply(state, seat.index, action)
-        gamelog.record(db, game, seat.index, action, marked(events, source), source)
+        gamelog.record(db, game, seat.index, action, marked(events, source, seat.index), source)
     log.error("game %s: orders still answering after %d steps", game.id, MAX_BOT_STEPS)
     return state
 
@@ -351,12 +351,19 @@ def next_server_move(
     return None
 
 
-def marked(events: list[dict[str, Any]], source: str) -> list[dict[str, Any]]:
-    """The events of a move played for a person because it was no choice carry
-    ``forced``, so the log can say why nobody clicked."""
+#: the line a person's log gets when a move was played for them (`marked`)
+FORCED_NOTE = "No choice: that was the only move open to you, so it was played at once."
+
+
+def marked(events: list[dict[str, Any]], source: str, seat: int) -> list[dict[str, Any]]:
+    """A move played for a person because it was no choice gets one more event, seen by
+    that seat alone and tagged ``forced``, so their log says why nobody clicked. The
+    move's own events are left as every seat sees them: whether a drawn card could be
+    used at all is the drawer's secret (5.4), so the others are not told it was forced."""
     if source != "forced":
         return events
-    return [{**ev, "forced": True} for ev in events]
+    note = {"text": FORCED_NOTE, "rule": None, "to": [seat], "kind": "forced", "data": {}}
+    return [*events, {**note, "forced": True}]
 
 
 def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -383,7 +390,7 @@ def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
             return state
         seat, action, source = step
         state, events = engine.apply(state, seat.index, action)
-        gamelog.record(db, game, seat.index, action, marked(events, source), source)
+        gamelog.record(db, game, seat.index, action, marked(events, source, seat.index), source)
     log.error("game %s: bots still answering after %d steps", game.id, MAX_BOT_STEPS)
     return state
 

@@ -160,7 +160,7 @@ def test_the_map_colours_owners_with_a_pattern_and_shows_area_details(page: Any)
     assert page.locator("#log-list a.rule").first.get_attribute("href") == "/rules#r10.2"
     # a move played because it was no choice says so (app/services/play.py, forced_action)
     assert page.locator("#log-list .forced-tag").count() == 1
-    assert "dismisses" in page.locator("#log-list li:has(.forced-tag)").inner_text()
+    assert "No choice" in page.locator("#log-list li:has(.forced-tag)").inner_text()
     assert json.loads(page.locator("#game-meta").inner_text())["game_id"] == 1
 
 

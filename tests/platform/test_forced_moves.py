@@ -102,8 +102,14 @@ def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session])
         view = play.seat_view(db, gid, alice.id)
         assert all(p["kind"] != "advisor" for p in view["prompts"])
         log = play.events_since(db, gid, 0, 0)
-        dismissed = [e for e in log if e.get("kind") == "dismiss"]
-        assert dismissed and dismissed[-1].get("forced") is True
-        assert not any(e.get("forced") for e in log if e.get("kind") == "draw")
+        assert log[-2]["kind"] == "dismiss" and not log[-2].get("forced")
+        assert log[-1]["text"] == play.FORCED_NOTE and log[-1]["forced"] is True
+        assert log[-1]["to"] == [0] and log[-1]["action_seq"] == log[-2]["action_seq"]
+        # The others see the dismissal as any other: that the card was of no use is the
+        # drawer's secret (5.4), so nothing they are shown says the move was forced.
+        theirs = play.events_since(db, gid, 1, 0)
+        assert theirs[-1]["kind"] == "dismiss"
+        assert not any(e.get("forced") or e["text"] == play.FORCED_NOTE for e in theirs)
+        assert not any(e.get("forced") for e in play.events_since(db, gid, None, 0))
         # A forced move is no decision of theirs to take back (the draw revealed a card).
         assert row.undo_seat is None
