@@ -362,8 +362,8 @@ def marked(events: list[dict[str, Any]], source: str, seat: int) -> list[dict[st
     used at all is the drawer's secret (5.4), so the others are not told it was forced."""
     if source != "forced":
         return events
-    note = {"text": FORCED_NOTE, "rule": None, "to": [seat], "kind": "forced", "data": {}}
-    return [*events, {**note, "forced": True}]
+    note: dict[str, Any] = {"text": FORCED_NOTE, "rule": None, "to": [seat], "kind": "forced"}
+    return [*events, {**note, "data": {}, "forced": True}]
 
 
 def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
