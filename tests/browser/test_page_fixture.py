@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .chromium import NEEDS_CHROMIUM
+from .chromium import NEEDS_CHROMIUM, artifact
 from .fixture_app import build_app
 
 pytestmark = [pytest.mark.browser, NEEDS_CHROMIUM]
@@ -161,6 +161,7 @@ def test_the_map_colours_owners_with_a_pattern_and_shows_area_details(page: Any)
     # a move played because it was no choice says so (app/services/play.py, forced_action)
     assert page.locator("#log-list .forced-tag").count() == 1
     assert "No choice" in page.locator("#log-list li:has(.forced-tag)").inner_text()
+    page.locator("#log-list").screenshot(path=str(artifact("log-forced-line.png")))
     assert json.loads(page.locator("#game-meta").inner_text())["game_id"] == 1
 
 
