@@ -5,7 +5,7 @@ dismissed (rules 5.4, 5.5) without waiting for a click, or for a day in a slow g
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,19 +14,21 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.balance.pace import seconds_for
-from app.services import accounts, gamelog, lobby, play
+from app.services import gamelog, play
+from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action
-from app.store.types import utcnow
+from tests.games import two_person_game_at
 
 DRAW = {"type": "draw"}
 DISMISS = {"type": "dismiss"}
+END_TURN = {"type": "end_turn"}
 
 
-def dead_draw_state(tries: int = 60) -> dict[str, Any]:
+def position(wanted: Callable[[dict[str, Any], list[dict[str, Any]]], bool]) -> dict[str, Any]:
     """A real teaching-game position, reached by random play, where the Kushans (seat 0)
-    are to play and drawing leaves them nothing but a dismissal."""
-    for seed in range(tries):
+    are prompted and ``wanted(state, legal)`` holds."""
+    for seed in range(60):
         state = engine.new_game("teaching", ["kushan", "han"], seed)
         rng = random.Random(seed)
         for _ in range(600):
@@ -34,14 +36,27 @@ def dead_draw_state(tries: int = 60) -> dict[str, Any]:
                 break
             prompt = engine.pending(state)[0]
             legal = engine.legal_actions(state, prompt["seat"])
-            if prompt["seat"] == 0 and prompt["kind"] == "turn" and DRAW in legal:
-                after, _ = engine.apply(state, 0, DRAW)
-                if engine.pending(after)[0]["seat"] == 0 and engine.legal_actions(after, 0) == [
-                    DISMISS
-                ]:
-                    return state
+            if prompt["seat"] == 0 and wanted(state, legal):
+                return state
             state, _ = engine.apply(state, prompt["seat"], rng.choice(legal))
-    pytest.skip("random play never reached a dead draw")
+    pytest.skip("random play never reached the position")
+
+
+def leaves_only(state: dict[str, Any], action: dict[str, Any], then: dict[str, Any]) -> bool:
+    """Whether seat 0's `action` leaves seat 0 prompted with `then` as its one legal move."""
+    after, _ = engine.apply(state, 0, action)
+    return engine.pending(after)[0]["seat"] == 0 and engine.legal_actions(after, 0) == [then]
+
+
+def dead_draw_state() -> dict[str, Any]:
+    """Seat 0 may draw, and the draw leaves it nothing but a dismissal."""
+    return position(
+        lambda state, legal: (
+            engine.pending(state)[0]["kind"] == "turn"
+            and DRAW in legal
+            and leaves_only(state, DRAW, DISMISS)
+        )
+    )
 
 
 def test_forced_action_is_only_a_single_concrete_action() -> None:
@@ -66,23 +81,7 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
 
 def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session]) -> None:
     state = dead_draw_state()
-    with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db,
-            alice,
-            "teaching",
-            [lobby.SeatSpec("human"), lobby.SeatSpec("human")],
-            host_power="kushan",
-        )
-        lobby.join(db, game, bob, power="han")
-        lobby.start(db, game, alice)
-        # Test setup: put the table in the real position found above.
-        gamelog.save_state(db, game, state, snapshot=True)
-        play.set_deadlines(game, state, set(), utcnow())
-        db.commit()
-        gid, version = game.id, game.version
+    gid, version, alice, _bob = two_person_game_at(factory, state)  # the position found above
     with factory() as db:
         result = play.submit_action(db, gid, alice.id, DRAW, version, None)
         db.commit()
@@ -113,3 +112,26 @@ def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session])
         assert not any(e.get("forced") for e in play.events_since(db, gid, None, 0))
         # A forced move is no decision of theirs to take back (the draw revealed a card).
         assert row.undo_seat is None
+
+
+def test_a_decision_followed_by_a_forced_move_is_not_taken_back(
+    factory: sessionmaker[Session],
+) -> None:
+    """Dismissing the last year's advisor when taxes and recruits are done leaves only the
+    end of the turn, which the server plays at once: the dismissal can no longer be
+    undone, though it revealed nothing (docs/api.md, undo)."""
+    state = position(lambda st, legal: DISMISS in legal and leaves_only(st, DISMISS, END_TURN))
+    gid, version, alice, _bob = two_person_game_at(factory, state)
+    with factory() as db:
+        result = play.submit_action(db, gid, alice.id, DISMISS, version, None)
+        db.commit()
+        assert result.version == version + 2
+        logged = db.scalars(select(Action).where(Action.game_id == gid)).all()
+        assert [(a.source, a.action) for a in logged][-2:] == [
+            ("player", DISMISS),
+            ("forced", END_TURN),
+        ]
+        assert play.seat_view(db, gid, alice.id)["can_undo"] is False
+        with pytest.raises(Invalid) as refused:
+            play.undo(db, gid, alice.id, result.version)
+        assert refused.value.code == "no_undo"

@@ -13,11 +13,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.engine.content import content
-from app.services import accounts, gamelog, lobby, orders, play
+from app.services import orders, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
-from app.store.types import utcnow
+from tests.games import two_person_game_at
 
 
 def peace_offer_state(seat: int = 0, tries: int = 80) -> dict[str, Any]:
@@ -99,24 +99,9 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
 def test_the_server_answers_a_pending_prompt_when_orders_are_given(
     factory: sessionmaker[Session],
 ) -> None:
-    state = peace_offer_state()
+    # Test setup: the table in a real state where Alice is offered peace.
+    gid, version, alice, _bob = two_person_game_at(factory, peace_offer_state())
     with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db,
-            alice,
-            "teaching",
-            [lobby.SeatSpec("human"), lobby.SeatSpec("human")],
-            host_power="kushan",
-        )
-        lobby.join(db, game, bob, power="han")
-        lobby.start(db, game, alice)
-        # Test setup: put the table in a real state where Alice is offered peace.
-        gamelog.save_state(db, game, state, snapshot=True)
-        play.set_deadlines(game, state, set(), utcnow())
-        db.commit()
-        gid, version = game.id, game.version
         assert [p["kind"] for p in play.seat_view(db, gid, alice.id)["prompts"]] == ["request"]
     with factory() as db:
         game = play.set_orders(db, gid, alice.id, {"peace": "reject", "vote": "abstain"})

@@ -59,7 +59,8 @@ def test_undo_during_play(factory: sessionmaker[Session]) -> None:
             legal = engine.legal_actions(before, seat)
             undoable = [a for a in legal if a["type"] in ("tax", "remove_tie", "dismiss")]
             action = rng.choice(undoable) if undoable and step % 2 else rng.choice(legal)
-            result = play.submit_action(db, gid, user, action, game.version, f"k{step}")
+            version = game.version
+            result = play.submit_action(db, gid, user, action, version, f"k{step}")
             db.commit()
             if result.status != "active":
                 break
@@ -69,6 +70,9 @@ def test_undo_during_play(factory: sessionmaker[Session]) -> None:
                 play.hidden_parts(after) == play.hidden_parts(before)
                 and not any(e.get("to") is not None for e in result.events)
                 and {p["seat"] for p in engine.pending(after)} == {seat}
+                # nothing was played after it in the same commit (a move that was no
+                # choice, app/services/play.py forced_action): that is no decision to undo
+                and result.version == version + 1
             )
             # The seat's view says ahead whether the undo will be taken (the page shows
             # the button only then); nobody else is offered it.
