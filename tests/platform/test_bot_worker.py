@@ -59,8 +59,15 @@ def test_a_person_submit_never_waits_for_bots(factory: sessionmaker[Session]) ->
         result = alice_moves(factory, gid, uid)
         if result is None:
             break
-        # Exactly Alice's action was appended, whoever is prompted next.
-        assert result.version == version + 1 and result.seq == last + 1
+        # Alice's action was appended, and after it only moves that were no choice of
+        # hers (forced_action), never a bot's, whoever is prompted next.
+        with factory() as db:
+            added = db.scalars(
+                select(Action).where(Action.game_id == gid, Action.seq > last).order_by(Action.seq)
+            ).all()
+        assert result.seq == last + 1 and result.version == version + len(added)
+        assert added[0].source == "player"
+        assert all(a.source == "forced" and a.seat == added[0].seat for a in added[1:])
         with factory() as db:
             game = db.get(Game, gid)
             assert game is not None
@@ -74,7 +81,7 @@ def test_a_person_submit_never_waits_for_bots(factory: sessionmaker[Session]) ->
             assert game is not None and game.server_turn is False
     with factory() as db:
         sources = set(db.scalars(select(Action.source).where(Action.game_id == gid)))
-        assert sources == {"player", "bot"}
+        assert {"player", "bot"} <= sources <= {"player", "bot", "forced"}
 
 
 def test_a_bot_that_raises_is_restarted_then_answered_for(
