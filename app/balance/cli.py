@@ -4,9 +4,11 @@
                            [--seed K] [--jobs J] [--report PATH] [--no-report] [--json]
                            [--calibrate [--write-levels]]
 
-``--games`` is per scenario. ``--bots`` is a list of bot levels cycled over the
-seats and shifted one seat per game, so a mix (``--bots strong,heuristic``) puts
-every level on every power equally often. Games run in ``--jobs`` processes
+``--games`` is per scenario. ``--bots`` is a list of bot levels (``LEVEL*n`` repeats
+one) cycled over the seats and shifted one seat per game, so a mix (``--bots
+strong,standard*5``) puts every level on every power equally often over a multiple of
+the seat count. A Strong seat's time limit counts its own CPU time, as in
+`tournament`, so a busy or paused machine measures the same bot. Games run in ``--jobs`` processes
 (default: one per CPU). The report (default ``docs/balance.md``) gets the measured
 tables between its markers and a plot beside it (``balance-winrates.png``).
 
@@ -32,6 +34,7 @@ from app.balance.aggregate import calibrated_levels, scenario_figures
 from app.balance.games import GameSummary, Job, plan, play
 from app.balance.report import measured_markdown, write_plot, write_report
 from app.bots import BOT_LEVELS
+from app.bots.levels import parse_lineup
 from app.bots.simulate import scenario_catalogue
 
 
@@ -42,7 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--scenario", default="all", help="scenario id, or 'all'")
     parser.add_argument("--games", type=int, default=100, help="games per scenario")
-    parser.add_argument("--bots", default="heuristic", help="bot levels, cycled over seats")
+    parser.add_argument(
+        "--bots", default="heuristic", help="bot levels cycled over seats, e.g. strong,standard*5"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the first game")
     parser.add_argument("--jobs", type=int, default=0, help="processes (0: one per CPU)")
     parser.add_argument("--report", default="docs/balance.md", help="report to rewrite")
@@ -95,7 +100,11 @@ def run(jobs: list[Job], workers: int) -> list[GameSummary]:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    levels = [x.strip() for x in args.bots.split(",") if x.strip()]
+    try:
+        levels = parse_lineup(args.bots)
+    except ValueError:
+        print(f"balance: cannot read the line-up {args.bots!r}", file=sys.stderr)
+        return 2
     unknown = [x for x in levels if x not in BOT_LEVELS]
     if not levels or unknown:
         print(

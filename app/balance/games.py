@@ -8,6 +8,11 @@ from typing import Any
 from app import engine
 from app.balance.pace import seconds_for
 from app.bots.runner import play_game
+from app.bots.strong import Budget
+
+#: a Strong seat's budget in a measurement: the default, its seconds counted as the
+#: search's own CPU time (docs/bots.md), so a busy or paused machine measures the same bot
+MEASURE_BUDGET = Budget(clock="cpu")
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ def play(job: Job) -> GameSummary:
         use_explain=True,
         keep_log=False,
         on_step=on_step,
+        budget=MEASURE_BUDGET,
     )
     summary.petitions = record.petitions
     summary.busts = record.busts

@@ -68,3 +68,17 @@ def describe(level: str) -> str:
         if item.id == wanted:
             return item.description
     return ""
+
+
+def parse_lineup(text: str) -> list[str]:
+    """A line-up as the commands take it: a comma list of levels, ``LEVEL*n`` repeating
+    one (``strong,standard*5`` is one Strong seat and five Standard ones). A count that
+    is not a whole number raises ValueError."""
+    out: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        level, _, times = part.partition("*")
+        out += [level.strip()] * (int(times) if times else 1)
+    return out

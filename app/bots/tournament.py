@@ -33,7 +33,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from app.bots.levels import ALL_LEVELS, canonical
+from app.bots.levels import ALL_LEVELS, canonical, parse_lineup
 from app.bots.runner import GameRecord, play_game
 from app.bots.simulate import scenario_catalogue
 from app.bots.strong import Budget
@@ -54,17 +54,6 @@ def share(wins: int, n: int) -> dict[str, Any]:
     """``wins`` of ``n`` as a table row: the count, the rate and its 95% interval."""
     low, high = wilson(wins, n)
     return {"wins": wins, "win_rate": round(wins / n, 4), "ci95": [round(low, 4), round(high, 4)]}
-
-
-def parse_lineup(text: str) -> list[str]:
-    out: list[str] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        level, _, times = part.partition("*")
-        out += [level.strip()] * (int(times) if times else 1)
-    return out
 
 
 def seat_levels(lineup: list[str], seats: int, game: int) -> list[str]:

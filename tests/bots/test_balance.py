@@ -9,7 +9,7 @@ import pytest
 
 from app.balance.aggregate import calibrated_levels
 from app.balance.cli import SCENARIOS_JSON, current_levels, main, write_levels
-from app.balance.games import plan, rotated_levels
+from app.balance.games import MEASURE_BUDGET, plan, rotated_levels
 from app.balance.pace import seconds_for
 from app.balance.stats import percentile, wilson
 
@@ -74,8 +74,21 @@ def test_the_command_writes_the_report_and_keeps_the_tuning_log(
 def test_unknown_level_or_scenario_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--bots", "grandmaster", "--no-report"]) == 2
     assert main(["--scenario", "atlantis", "--no-report"]) == 2
+    assert main(["--bots", "standard*many", "--no-report"]) == 2
     err = capsys.readouterr().err
-    assert "grandmaster" in err and "atlantis" in err
+    assert "grandmaster" in err and "atlantis" in err and "standard*many" in err
+
+
+def test_a_mix_of_levels_is_written_as_the_tournament_writes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["--scenario", "teaching", "--games", "2", "--jobs", "1", "--no-report", "--json"]
+    assert main([*args, "--bots", "novice*1,standard"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["bots"] == "novice,standard"
+    assert result["scenarios"]["teaching"]["games"] == 2
+    # The Strong seat of a measurement thinks by CPU time, whatever else the machine does.
+    assert MEASURE_BUDGET.clock == "cpu"
 
 
 def test_calibration_evens_out_the_mean_standings() -> None:
