@@ -25,6 +25,11 @@ from sqlalchemy import Engine, create_engine, event, exc, text
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: SQLite's page cache per connection, in KiB (SQLite's default is 2,000). Each pooled
+#: connection fills its own as it reads snapshots, and the operating system caches the
+#: same file pages anyway: at 2,000 the caches were 7-8 KB of every socket's share of the
+#: server's memory at 200 live games (docs/performance.md, "seventh")
+SQLITE_CACHE_KB = 512
 #: a pooled PostgreSQL connection idle longer than this is pinged before use
 PING_IDLE_S = 5.0
 #: PostgreSQL connections a process keeps open (``Settings.db_pool_size``), and how many
@@ -74,6 +79,7 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KB}")
             cursor.close()
 
         return engine

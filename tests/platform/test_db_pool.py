@@ -1,18 +1,22 @@
-"""A PostgreSQL process keeps its connections (app/store/db.py, ``POOL_SIZE``): a burst
-of concurrent calls opens connections once, and the next burst reuses them. With
-SQLAlchemy's default pool (five kept, the rest closed when returned) every burst of more
-than five opened and closed connections again: 60 a second under the API bench."""
+"""What a process keeps of its database connections (app/store/db.py).
+
+A PostgreSQL process keeps its connections (``POOL_SIZE``): a burst of concurrent calls
+opens connections once, and the next burst reuses them. With SQLAlchemy's default pool
+(five kept, the rest closed when returned) every burst of more than five opened and
+closed connections again: 60 a second under the API bench. An SQLite connection keeps a
+small page cache of its own (``SQLITE_CACHE_KB``)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, event, text
 
 from app.config import Settings
-from app.store.db import MAX_OVERFLOW, POOL_SIZE, make_engine
+from app.store.db import MAX_OVERFLOW, POOL_SIZE, SQLITE_CACHE_KB, make_engine
 
 BURST = 12  # concurrent calls: HTTP requests, socket actions, the hub and the bot worker
 
@@ -70,3 +74,15 @@ def test_the_pool_is_sized_by_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
     finally:
         eng.dispose()
     assert Settings(database_url="sqlite:///x.sqlite3").pool_options == {}
+
+
+def test_an_sqlite_connection_keeps_a_small_page_cache(tmp_path: Path) -> None:
+    """Every pooled SQLite connection has its own page cache; the file's pages are in the
+    operating system's cache as well, so each is kept small (``SQLITE_CACHE_KB``)."""
+    eng = make_engine(f"sqlite:///{tmp_path / 'cache.sqlite3'}")
+    try:
+        with eng.connect() as conn:
+            assert conn.execute(text("PRAGMA cache_size")).scalar_one() == -SQLITE_CACHE_KB
+            assert conn.execute(text("PRAGMA journal_mode")).scalar_one() == "wal"
+    finally:
+        eng.dispose()
