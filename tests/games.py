@@ -8,21 +8,28 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.services import accounts, gamelog, lobby, play
-from app.store.models import User
+from app.store.models import Game, User
 from app.store.types import utcnow
+
+
+def _started(
+    db: Session, host_power: str | None = None, guest_power: str | None = None
+) -> tuple[Game, User, User]:
+    """Alice hosts a two-seat teaching game, Bob joins, Alice starts it."""
+    alice = accounts.signup(db, "alice", "correct horse 1")
+    bob = accounts.signup(db, "bob", "correct horse 1")
+    seats = [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
+    game = lobby.create_game(db, alice, "teaching", seats, host_power=host_power)
+    lobby.join(db, game, bob, power=guest_power)
+    lobby.start(db, game, alice)
+    return game, alice, bob
 
 
 def two_person_game(factory: sessionmaker[Session]) -> tuple[int, dict[int, int]]:
     """Alice hosts a two-seat teaching game, Bob joins, Alice starts it: the game's id,
     and the user id of each seat."""
     with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
-        )
-        lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
+        game, _alice, _bob = _started(db)
         db.commit()
         return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
@@ -33,17 +40,7 @@ def two_person_game_at(
     """Alice (Kushan) and Bob (Han) at a started teaching table, put in `state`, a real
     position the test found by play: the game's id and version, Alice and Bob."""
     with factory() as db:
-        alice = accounts.signup(db, "alice", "correct horse 1")
-        bob = accounts.signup(db, "bob", "correct horse 1")
-        game = lobby.create_game(
-            db,
-            alice,
-            "teaching",
-            [lobby.SeatSpec("human"), lobby.SeatSpec("human")],
-            host_power="kushan",
-        )
-        lobby.join(db, game, bob, power="han")
-        lobby.start(db, game, alice)
+        game, alice, bob = _started(db, "kushan", "han")
         gamelog.save_state(db, game, state, snapshot=True)
         play.set_deadlines(game, state, set(), utcnow())
         db.commit()
