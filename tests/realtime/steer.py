@@ -3,7 +3,9 @@
 The server's game is deterministic (seed + actions), so a test reads the seed the
 server drew, searches here for a sequence of legal actions that leads to a petition,
 a defense interrupt and a parley vote, and then plays exactly that sequence through
-the sockets. Nothing is forced: every action is one ``legal_actions`` offered.
+the sockets. Every action is one ``legal_actions`` offered. A move that is no choice
+(a single legal action) is left out of the line: the server plays it for the person the
+moment it arises (`app.services.play.forced_action`), so a socket never sends it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from app import engine
+from app.services.play import forced_action
 
 Step = tuple[int, dict[str, Any]]  # (seat, action)
 
@@ -103,11 +106,13 @@ def find_line(
                 if reached:
                     break
                 seat = int(engine.pending(probe)[0]["seat"])
-                action = _choose(probe, engine.legal_actions(probe, seat), seat, rng, left)
+                legal = engine.legal_actions(probe, seat)
+                action = _choose(probe, legal, seat, rng, left)
                 if _goal_now(probe, action, left) == "petition":
                     reached = "petition"
                 probe, _events = engine.apply(probe, seat, action)
-                taken.append((seat, action))
+                if forced_action(legal) is None:  # else the server plays it
+                    taken.append((seat, action))
                 if reached:
                     break
             if reached:
