@@ -89,7 +89,8 @@ def play(job: Job) -> GameSummary:
         state: dict[str, Any], seat: int, action: dict[str, Any], events: Any, choices: int
     ) -> None:
         last["count"] += 1
-        last["seconds"] += seconds_for(action, last["action"], choices)
+        court = state["players"][seat].get("court")  # a court tax leaves it where it is
+        last["seconds"] += seconds_for(action, last["action"], choices, court)
         last["action"] = action
         key = (state.get("turn"), state.get("round"))
         if key != last["round"]:

@@ -7,8 +7,10 @@ seconds, a choice with odds to weigh (a petition, taxation, defense) more, and
 an endeavour, whose target and extra talents are chosen on the map, the most.
 Votes in a parley are cast at once by every voter, so a run of consecutive
 votes is charged once. A decision with a single legal action costs nothing: the
-server plays it for the person (`app.services.play.forced_action`). The figures are a model, stated here so the report can
-say what its minutes mean; they are not measured from players.
+server plays it for the person (`app.services.play.forced_action`). Taxing the court has
+no odds to weigh (no rebellion check, rules 16.17) and the page raises its whole yield in
+one click, so it is charged as a click. The figures are a model, stated here so the report
+can say what its minutes mean; they are not measured from players.
 """
 
 from __future__ import annotations
@@ -36,14 +38,22 @@ SECONDS_BY_ACTION: dict[str, float] = {
     "diplo": 8.0,
 }
 DEFAULT_SECONDS = 6.0
+COURT_TAX_SECONDS = 4.0
 
 
-def seconds_for(action: dict[str, Any], previous: dict[str, Any] | None, choices: int = 2) -> float:
+def seconds_for(
+    action: dict[str, Any],
+    previous: dict[str, Any] | None,
+    choices: int = 2,
+    court: str | None = None,
+) -> float:
     """The seconds a person spends on ``action``, chosen from ``choices`` legal
-    actions, given the action before it."""
+    actions, given the action before it and the mover's ``court``."""
     kind = str(action.get("type", ""))
     if choices == 1 and kind != "offer":
         return 0.0  # no choice: the server plays it (app.services.play.forced_action)
     if kind == "vote" and previous is not None and previous.get("type") == "vote":
         return 0.0  # voters decide at the same time
+    if kind == "tax" and court is not None and action.get("area") == court:
+        return COURT_TAX_SECONDS  # no check (16.17): one click on the page
     return SECONDS_BY_ACTION.get(kind, DEFAULT_SECONDS)

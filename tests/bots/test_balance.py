@@ -47,6 +47,17 @@ def test_votes_cast_together_are_charged_once() -> None:
     assert seconds_for({"type": "endeavour"}, vote) > seconds_for({"type": "draw"}, None)
 
 
+def test_the_court_tax_is_charged_as_a_click() -> None:
+    """16.17: the court is taxed without a check, in one click on the page; any other
+    area's tax is a choice with odds to weigh."""
+    court = {"type": "tax", "area": "luoyang", "amount": 3}
+    other = {"type": "tax", "area": "yan_zhao", "amount": 2}
+    assert seconds_for(court, None, 12, "luoyang") == seconds_for({"type": "draw"}, None)
+    assert seconds_for(other, None, 12, "luoyang") > seconds_for(court, None, 12, "luoyang")
+    assert seconds_for(court, None, 12, None) == seconds_for(other, None, 12, "luoyang")
+    assert seconds_for({"type": "plunder", "area": "luoyang"}, None, 12, "luoyang") > 4.0
+
+
 def test_the_command_writes_the_report_and_keeps_the_tuning_log(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -414,6 +414,42 @@ def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
         context.close()
 
 
+def test_the_court_is_taxed_in_full_in_one_click(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """16.17: the court pays without a rebellion check, so the taxation panel offers its
+    whole yield as one button; one click raises it."""
+    game_id, people = two_people(live_server, new_player)
+    seats = by_seat(game_id, people)
+    for _ in range(20):  # diplomacy and the initiative, answered over the API
+        views = {s: p.view(game_id) for s, p in seats.items()}
+        seat, view = next((s, v) for s, v in views.items() if v["legal_actions"])
+        court = view["view"]["players"][seat]["court"]
+        full = [a for a in view["legal_actions"] if a["type"] == "tax" and a["area"] == court]
+        if full:
+            break
+        r = seats[seat].act(game_id, view["legal_actions"][0], view["version"])
+        assert r.status_code == 200, r.text
+    else:
+        pytest.fail("no turn with the court to tax")
+    most = max(a["amount"] for a in full)
+    talents = view["view"]["players"][seat]["talents"]
+    context, page, errors = open_page(browser, live_server, seats[seat], game_id)
+    try:
+        wait_js(page, f"Number(document.body.dataset.version || -1) >= {view['version']}")
+        button = page.locator("#decide-body .taxation .court-tax button.act")
+        assert button.get_attribute("data-court-tax") == str(most)
+        assert "no check" in button.inner_text()
+        shot(page, "court-tax.png")
+        button.click()
+        wait_js(page, f"Number(document.body.dataset.version || -1) > {view['version']}")
+        after = seats[seat].view(game_id)["view"]["players"][seat]
+        assert after["talents"] == talents + most  # no demesne or reform pays in this game
+        assert not errors, errors
+    finally:
+        context.close()
+
+
 def test_a_late_answer_to_a_poll_does_not_take_the_page_back(
     browser: Any, live_server: Any, new_player: Any
 ) -> None:

@@ -520,6 +520,14 @@ export class Decisions {
   taxation(taxes, plunders) {
     const box = el("section", { class: "taxation", "aria-label": "Taxation" },
       el("h3", {}, "Taxation"), el("p", { class: "hint" }, "Choose an area, then how much to raise. The odds of rebellion show before you commit."));
+    // The court is taxed without a check (16.17): raising all it yields risks nothing, so
+    // it is one click, not three.
+    const court = ((this.state.view?.players || [])[this.state.seat] || {}).court;
+    const full = taxes.filter((a) => a.area === court).reduce((best, a) => (!best || a.amount > best.amount ? a : best), null);
+    if (full) {
+      box.appendChild(el("div", { class: "commit court-tax" }, this.button(full,
+        `Tax the court, ${this.ctx.map.areaName(court)}, for ${full.amount} — no check`, { class: "primary", attrs: { "data-court-tax": String(full.amount) } })));
+    }
     const byArea = new Map();
     for (const a of [...taxes, ...plunders]) {
       if (!byArea.has(a.area)) byArea.set(a.area, []);
