@@ -525,7 +525,7 @@ export class Decisions {
     const court = ((this.state.view?.players || [])[this.state.seat] || {}).court;
     const full = taxes.filter((a) => a.area === court).reduce((best, a) => (!best || a.amount > best.amount ? a : best), null);
     if (full) {
-      box.appendChild(el("div", { class: "commit court-tax" }, this.button(full,
+      box.appendChild(el("div", { class: "court-tax" }, this.button(full,
         `Tax the court, ${this.ctx.map.areaName(court)}, for ${full.amount} — no check`, { class: "primary", attrs: { "data-court-tax": String(full.amount) } })));
     }
     const byArea = new Map();

@@ -107,6 +107,8 @@ export class Tutor {
     }
     if (a.type === "tax" || a.type === "plunder") {
       const sel = this.page.decisions.sel || {};
+      const full = q(`.taxation .court-tax button[data-key="${css(key(a))}"]`);  // the court's whole yield: one click
+      if (full) return full;
       if (sel.taxArea !== a.area) return q(`.taxation .tax-areas button[data-area="${css(a.area)}"]`);
       const chosen = sel.taxAction && key(sel.taxAction) === key(a);
       if (!chosen) return q(`.taxation button[data-tax="${a.type === "plunder" ? "plunder" : a.amount}"]`);
