@@ -440,6 +440,7 @@ def test_the_court_is_taxed_in_full_in_one_click(
         button = page.locator("#decide-body .taxation .court-tax button.act")
         assert button.get_attribute("data-court-tax") == str(most)
         assert "no check" in button.inner_text()
+        assert "16.14" in (button.get_attribute("title") or "")  # taxing opens the segment
         shot(page, "court-tax.png")
         button.click()
         wait_js(page, f"Number(document.body.dataset.version || -1) > {view['version']}")

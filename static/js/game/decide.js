@@ -526,7 +526,10 @@ export class Decisions {
     const full = taxes.filter((a) => a.area === court).reduce((best, a) => (!best || a.amount > best.amount ? a : best), null);
     if (full) {
       box.appendChild(el("div", { class: "court-tax" }, this.button(full,
-        `Tax the court, ${this.ctx.map.areaName(court)}, for ${full.amount} — no check`, { class: "primary", attrs: { "data-court-tax": String(full.amount) } })));
+        `Tax the court, ${this.ctx.map.areaName(court)}, for ${full.amount} — no check`, { class: "primary", attrs: {
+          "data-court-tax": String(full.amount),
+          title: "Your taxes this turn are one segment: tax the other areas before you do anything else (16.14).",
+        } })));
     }
     const byArea = new Map();
     for (const a of [...taxes, ...plunders]) {
