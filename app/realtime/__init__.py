@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,13 +38,15 @@ class Runtime:
     listener: Any = None  # PgListener | None
     publisher: Any = None  # PgPublisher | None
     bots: Any = None  # app.realtime.bots.BotWorker | None
+    #: names this process in its NOTIFY payloads, so that its listener drops them
+    origin: str = ""
 
-    def publish(self, game_id: int, version: int) -> None:
-        echo = self.publisher is not None
+    def publish(self, game_id: int, version: int, notified: bool = False) -> None:
         # Our own hub is told directly (fastest); other processes learn from NOTIFY,
-        # and our listener skips the echo of it.
-        self.hub.notify_threadsafe(game_id, version, time.time(), echo)
-        if self.publisher is not None:
+        # which our listener drops (it names us). `notified`: the change's own statement
+        # sent the NOTIFY (``gamelog.write_held``).
+        self.hub.notify_threadsafe(game_id, version, time.time())
+        if self.publisher is not None and not notified:
             self.publisher.publish(game_id, version)
         if self.bots is not None and self._bot_due(game_id, version):
             self.bots.notify_threadsafe(game_id)
@@ -62,15 +65,22 @@ def runtime() -> Runtime | None:
     return _runtime
 
 
-def publish(game_id: int, version: int) -> None:
+def origin() -> str:
+    """What this process's NOTIFY payloads are signed with ("" when nothing listens)."""
+    rt = _runtime
+    return rt.origin if rt is not None else ""
+
+
+def publish(game_id: int, version: int, notified: bool = False) -> None:
     """Game `game_id` was committed at `version`: push it to every socket that watches it.
 
-    Call after commit (so a reader in any process sees the change); safe from any thread."""
+    Call after commit (so a reader in any process sees the change); safe from any thread.
+    `notified`: the commit itself sent the NOTIFY (``play.ActionResult.notified``)."""
     rt = _runtime
     if rt is None:
         return
     try:
-        rt.publish(int(game_id), int(version))
+        rt.publish(int(game_id), int(version), notified)
     except Exception:  # realtime must never break the request that changed the game
         log.exception("realtime publish failed for game %s", game_id)
 
@@ -99,9 +109,12 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         from app.realtime.pg import PgListener, PgPublisher, libpq_dsn
 
         dsn = libpq_dsn(settings.database_url)
-        rt.listener = PgListener(dsn, on_notify=hub.notify_remote, on_reconnect=hub.resync_all)
+        rt.origin = secrets.token_hex(6)
+        rt.listener = PgListener(
+            dsn, on_notify=hub.notify_remote, on_reconnect=hub.resync_all, origin=rt.origin
+        )
         await rt.listener.start()
-        rt.publisher = PgPublisher(dsn)
+        rt.publisher = PgPublisher(dsn, origin=rt.origin)
         rt.publisher.start()
         from app.services import logins
 

@@ -45,7 +45,7 @@ class BotWorker:
     def __init__(
         self,
         factory: sessionmaker[Session],
-        publish: Callable[[int, int], None],
+        publish: Callable[[int, int, bool], None],
         *,
         think_timeout_s: float = 10.0,
         sweep_s: float = 2.0,
@@ -170,7 +170,7 @@ class BotWorker:
         finally:
             db.close()
         self.stats["moves"] += 1
-        self.publish(game_id, result.version)
+        self.publish(game_id, result.version, result.notified)
         return True
 
     def choose(self, game: Any, state: dict[str, Any], seat: Any) -> dict[str, Any]:
@@ -205,7 +205,7 @@ def drain(factory: sessionmaker[Session], game_id: int, limit: int = 10_000) -> 
     """Answer every bot prompt of `game_id` now, in this thread, until a person must
     decide or the game ends: the worker's own step, for command-line tools and tests
     that run without a server. Returns the number of moves made."""
-    worker = BotWorker(factory, lambda _game, _version: None, threads=1)
+    worker = BotWorker(factory, lambda _game, _version, _notified: None, threads=1)
     try:
         moves = 0
         while moves < limit and worker.step(game_id):

@@ -10,8 +10,9 @@ Design (docs/realtime.md):
   version V", from this process or from PostgreSQL NOTIFY) only marks the game
   dirty; the worker then reloads the game once (in a thread: the store is sync),
   builds each *seat's* message once and hands it to every socket of that seat.
-  Notifications that arrive while a reload runs coalesce into one more pass, and
-  a version this process has already pushed is ignored (NOTIFY echoes).
+  Notifications that arrive while a reload runs coalesce into one more pass. This
+  process's own NOTIFYs never reach the hub: the listener drops them by their origin
+  (``pg.py``), since the hub was told of those changes directly.
 - Joining (the client's ``hello``) goes through the same worker, so the answer to
   a hello and the updates after it are strictly ordered: no gap, no duplicate.
 - Fan-out from memory: when this process committed the change itself, the source
@@ -160,8 +161,6 @@ class Hub:
         self._joining: dict[int, dict[Connection, tuple[int | None, int | None]]] = {}
         self._dirty: dict[int, asyncio.Event] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
-        # game -> {version: count} of NOTIFYs this process sent and will hear again (skipped).
-        self._echoes: dict[int, dict[int, int]] = {}
         # game -> (version, wall-clock time publish() was called after its commit), for
         # updates to carry ``committed_at`` (latency measurement; this process's commits only).
         self._stamps: dict[int, tuple[int, float]] = {}
@@ -229,12 +228,8 @@ class Hub:
         game_id: int,
         version: int | None = None,
         committed_at: float | None = None,
-        echo: bool = False,
     ) -> None:
-        """This process changed game `game_id` (now at `version`). Loop thread only.
-
-        `echo`: the change was also NOTIFYed, so the listener will hear it again and
-        should skip it (see ``notify_remote``)."""
+        """This process changed game `game_id` (now at `version`). Loop thread only."""
         if not self._watched(game_id):
             return
         if committed_at is not None and version is not None:
@@ -243,20 +238,11 @@ class Hub:
             self._needs_db.add(game_id)  # no new version: chat, or a change we cannot see
         else:
             self._notified[game_id] = version
-        if echo and version is not None:
-            pending = self._echoes.setdefault(game_id, {})
-            pending[version] = pending.get(version, 0) + 1
         self._kick(game_id)
 
     def notify_remote(self, game_id: int, version: int) -> None:
-        """A NOTIFY from PostgreSQL (another process, or our own echo). Loop thread only."""
+        """A NOTIFY from PostgreSQL: another process changed the game. Loop thread only."""
         if not self._watched(game_id):
-            return
-        pending = self._echoes.get(game_id)
-        if pending and pending.get(version):
-            pending[version] -= 1
-            if not pending[version]:
-                del pending[version]
             return
         self._needs_db.add(game_id)  # another process's change: reload once
         self._kick(game_id)
@@ -272,13 +258,12 @@ class Hub:
         game_id: int,
         version: int | None = None,
         committed_at: float | None = None,
-        echo: bool = False,
     ) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         with contextlib.suppress(RuntimeError):  # loop closing
-            loop.call_soon_threadsafe(self.notify, game_id, version, committed_at, echo)
+            loop.call_soon_threadsafe(self.notify, game_id, version, committed_at)
 
     def resync_all(self) -> None:
         """After the NOTIFY connection was lost: we may have missed changes, reload all."""
@@ -326,7 +311,6 @@ class Hub:
                 if not self._members.get(game_id) and not self._joining.get(game_id):
                     self._members.pop(game_id, None)
                     self._dirty.pop(game_id, None)
-                    self._echoes.pop(game_id, None)
                     self._stamps.pop(game_id, None)
                     self._notified.pop(game_id, None)
                     self._needs_db.discard(game_id)

@@ -1,7 +1,7 @@
 """PostgreSQL LISTEN/NOTIFY: how several app processes on one database share changes.
 
 - ``PgListener``: ONE dedicated async psycopg connection per process, ``LISTEN ig_games``.
-  Each notification ``"game_id:version"`` is handed to the hub, which reloads the game
+  Each notification ``"game_id:version:origin"`` from another process is handed to the hub, which reloads the game
   once and pushes each local socket its own seat's view. When the connection drops it
   reconnects with backoff and asks the hub to resync every game it serves (a NOTIFY
   sent while we were deaf is lost, so we reload instead of trusting we saw it).
@@ -9,6 +9,10 @@
   *after commit*. It never blocks the caller: the notification goes into a queue that a
   small daemon thread sends on its own autocommit connection (``SELECT pg_notify``).
   Because it runs after commit, any process that reloads on it sees the new version.
+- A move written in one statement (``gamelog.write_held``) sends its NOTIFY in that
+  statement, delivered by its commit: no publisher round trip.
+- Every payload names its process (``origin``): a listener drops its own process's
+  notifications, whose changes the hub was told of directly, whenever they arrive.
 """
 
 from __future__ import annotations
@@ -37,14 +41,18 @@ def libpq_dsn(database_url: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def encode_payload(game_id: int, version: int) -> str:
-    return f"{int(game_id)}:{int(version)}"
+def encode_payload(game_id: int, version: int, origin: str = "") -> str:
+    """``game:version``, and ``:origin`` (the sending process) when it has one."""
+    head = f"{int(game_id)}:{int(version)}"
+    return f"{head}:{origin}" if origin else head
 
 
-def decode_payload(payload: str) -> tuple[int, int] | None:
+def decode_payload(payload: str) -> tuple[int, int, str] | None:
+    """(game, version, origin: "" when none is named), or None for anything else."""
     try:
-        game, _, version = payload.partition(":")
-        return int(game), int(version)
+        game, _, rest = payload.partition(":")
+        version, _, origin = rest.partition(":")
+        return int(game), int(version), origin
     except ValueError:
         return None
 
@@ -58,9 +66,11 @@ class PgListener:
         on_notify: Callable[[int, int], None],
         on_reconnect: Callable[[], None],
         channel: str = CHANNEL,
+        origin: str = "",
     ) -> None:
         self.dsn = dsn
         self.channel = channel
+        self.origin = origin  # this process's notifications are not handed on
         self.on_notify = on_notify
         self.on_reconnect = on_reconnect
         self.listening = asyncio.Event()
@@ -105,7 +115,9 @@ class PgListener:
                         parsed = decode_payload(note.payload)
                         if parsed is not None:
                             self.received += 1
-                            self.on_notify(*parsed)
+                            game, version, origin = parsed
+                            if not origin or origin != self.origin:
+                                self.on_notify(game, version)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # connection lost / server restarting
@@ -119,9 +131,10 @@ class PgListener:
 class PgPublisher:
     """Sends NOTIFY from a small daemon thread; ``publish`` is safe from any thread."""
 
-    def __init__(self, dsn: str, channel: str = CHANNEL) -> None:
+    def __init__(self, dsn: str, channel: str = CHANNEL, origin: str = "") -> None:
         self.dsn = dsn
         self.channel = channel
+        self.origin = origin
         self._queue: queue.SimpleQueue[tuple[int, int] | str | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="ig-pg-notify", daemon=True)
         self.sent = 0
@@ -151,7 +164,7 @@ class PgPublisher:
                 try:
                     if conn is None or conn.closed:
                         conn = psycopg.connect(self.dsn, autocommit=True)
-                    payload = item if isinstance(item, str) else encode_payload(*item)
+                    payload = item if isinstance(item, str) else encode_payload(*item, self.origin)
                     conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
                     self.sent += 1
                     delay = 0.1

@@ -251,5 +251,5 @@ class ServiceSource:
             error.update({k: v for k, v in exc.extra.items() if k not in error})
             return error
         if not result.replayed:
-            realtime.publish(game_id, result.version)
+            realtime.publish(game_id, result.version, result.notified)
         return {"type": "ack", "version": result.version, "replayed": result.replayed}

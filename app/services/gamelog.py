@@ -31,12 +31,12 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy import Table, bindparam, event, insert, select, update
+from sqlalchemy import Table, bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from app.services.errors import Conflict, NotFound
@@ -109,6 +109,10 @@ class Frame:
     seats: dict[int, int] = field(default_factory=dict)  # user id -> seat index
     server_turn: bool = False  # a bot or stand-in is prompted (the bot worker's cue)
     committed_at: float = 0.0
+    #: the game row as this change wrote it, and PostgreSQL's ``ROW_DIGEST`` of it: what
+    #: the next move's one-statement write (``write_held``) starts from
+    row: GameRow | None = None
+    digest: str | None = None
 
 
 class StateCache:
@@ -655,7 +659,7 @@ class Appends:
 
 
 def record(
-    db: Session,
+    db: Session | None,
     game: Game | GameRow,
     seat: int,
     action: dict[str, Any],
@@ -710,6 +714,7 @@ def record(
         appends.actions.append(action_row)
         appends.events.extend(event_rows)
     else:
+        assert db is not None, "record() writes at once only with a session"
         _insert(db, Appends([action_row], event_rows))
     return Recorded(game.last_action, game.version, first, game.last_event, rows)
 
@@ -773,9 +778,10 @@ def write_row(
     *,
     snapshot: bool,
     appends: Appends | None = None,
-) -> None:
+) -> str | None:
     """Write the game row after a change (one UPDATE; the state text only with a
-    snapshot, which also gets its ``snapshots`` row), with the rows `appends` holds."""
+    snapshot, which also gets its ``snapshots`` row), with the rows `appends` holds.
+    On PostgreSQL the UPDATE returns the row's ``ROW_DIGEST`` (None on SQLite)."""
     values: dict[str, Any] = {k: getattr(game, k) for k in ROW_FIELDS}
     values["updated_at"] = utcnow()
     if snapshot:
@@ -784,10 +790,11 @@ def write_row(
         values["state_seq"] = game.state_seq = game.last_action
         add_snapshot(db, game.id, game.last_action, game.version, text, state)
     conn = db.connection()
+    postgres = conn.dialect.name == "postgresql"
     statement = _UPDATE_GAME
     if appends is not None:
         merge = 0 < len(appends.actions) <= MERGE_MAX_ACTIONS
-        if merge and conn.dialect.name == "postgresql":
+        if merge and postgres:
             if appends.events:
                 conn.execute(_INSERT_EVENT, appends.events)
             statement = _update_appending(
@@ -798,8 +805,151 @@ def write_row(
         else:
             _insert(db, appends)
     values["row_id"] = game.id
-    conn.execute(statement, values)
+    digest: str | None = None
+    if postgres:
+        digest = conn.execute(statement.returning(_DIGEST_COLUMN), values).scalar()
+    else:
+        conn.execute(statement, values)
     remember(db, game.id, game.version, game.seed, state)
+    return digest
+
+
+# --------------------------------------------------------------------------- one statement
+
+#: PostgreSQL's fingerprint of everything the hot path reads of a game (``lock_row``'s
+#: columns of the game row, and of its seats with their users): the same text whoever
+#: reads it, since the database itself renders it. A write that matches it in its WHERE
+#: knows the row it holds in memory is the row in the database, seats and all, without
+#: reading it (``write_held``). Any change to these columns changes it, whether or not it
+#: moved the version (standing orders, a stand-in, a missed deadline do not).
+ROW_DIGEST = """md5(ROW(games.scenario, games.status, games.host_id, games.public, games.pace,
+ games.options, games.seed, games.version, games.last_action, games.last_event,
+ games.state_seq, games.state IS NOT NULL, games.deadlines, games.next_deadline,
+ games.outcome, games.finished_at, games.undo_seat, games.server_turn,
+ games.result_notes)::text || coalesce((SELECT array_agg(ROW(s.id, s."index", s.user_id,
+ s.bot_level, s.power, s.missed, s.standin, s.standing_orders, u.username)
+ ORDER BY s."index")::text FROM seats s LEFT JOIN users u ON u.id = s.user_id
+ WHERE s.game_id = games.id), ''))"""
+_DIGEST_COLUMN: Any = literal_column(ROW_DIGEST).label("digest")
+
+#: The whole write of a plain move (``play._Decided.plain``) as ONE statement, run on its
+#: own (autocommit): the game row's UPDATE, only if its version and digest are still those
+#: held; the actions and events inserted from JSON arrays only if that UPDATE took; the
+#: NOTIFY for the other processes (app/realtime/pg.py), delivered by the commit. One round
+#: trip where the transaction takes five (BEGIN, the locking read, the events, the row,
+#: COMMIT) and the NOTIFY a sixth; nothing is written or sent unless all of it is.
+_HELD_WRITE = f"""
+WITH g AS (
+  UPDATE games SET status = %(status)s, version = %(version)s,
+    last_action = %(last_action)s, last_event = %(last_event)s, deadlines = %(deadlines)s,
+    next_deadline = %(next_deadline)s, undo_seat = %(undo_seat)s,
+    server_turn = %(server_turn)s, updated_at = %(now)s
+  WHERE id = %(id)s AND version = %(expected)s AND {ROW_DIGEST} = %(digest)s
+  RETURNING games.id, {ROW_DIGEST} AS digest
+), a AS (
+  INSERT INTO actions (game_id, seq, seat, action, source, user_id, idempotency_key,
+    version, can_undo, result, first_event, last_event, created_at)
+  SELECT g.id, r.seq, r.seat, r.action, r.source, r.user_id, r.idempotency_key, r.version,
+    r.can_undo, r.result, r.first_event, r.last_event, %(now)s
+  FROM g, jsonb_to_recordset(%(actions)s) AS r(seq int, seat int, action jsonb,
+    source text, user_id int, idempotency_key text, version int, can_undo bool,
+    result jsonb, first_event int, last_event int)
+), e AS (
+  INSERT INTO events (game_id, seq, action_seq, visible_to, payload, created_at)
+  SELECT g.id, r.seq, r.action_seq, r.visible_to, r.payload, %(now)s
+  FROM g, jsonb_to_recordset(%(events)s) AS r(seq int, action_seq int, visible_to jsonb,
+    payload jsonb)
+)
+SELECT g.digest, pg_notify(%(channel)s, %(payload)s) FROM g
+"""
+
+
+def copy_row(game: GameRow) -> GameRow:
+    """A private copy of a hot-path row (its seats too: a move changes ``missed``)."""
+    return replace(game, seats=[replace(s) for s in game.seats], prior=None, state_text=None)
+
+
+def held(db: Session, game_id: int, version: int) -> tuple[GameRow, dict[str, Any], str] | None:
+    """The game at `version` as this process last wrote it, when it holds it: a private
+    copy of its row, its state (shared: never mutate) and the database's digest of the
+    row. None on SQLite (no round trips to save), for a version or game it did not write
+    last, or when `db` already has a transaction open (its statements must stay in it)."""
+    if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
+        return None
+    key = db_key(db)
+    got = frames.get(key, game_id)
+    if got is None:
+        return None
+    frame = got[0]
+    if frame.version != version or frame.row is None or frame.digest is None:
+        return None
+    state = states.get(key, game_id, version, frame.row.seed)
+    if state is None:
+        return None
+    return copy_row(frame.row), state, frame.digest
+
+
+def write_held(
+    db: Session, game: GameRow, expected: int, digest: str, appends: Appends
+) -> str | None:
+    """Write a plain move of `game` (its row already moved on in memory from
+    `expected`, whose digest was `digest`) in one autocommitted statement
+    (``_HELD_WRITE``). The new digest when it was written; None when nothing was,
+    because the game is no longer the row held (another writer, a seat changed) or the
+    idempotency key is taken: then the caller takes the ordinary path, in a transaction
+    on the same session."""
+    import psycopg
+    from psycopg.types.json import Jsonb
+
+    from app import realtime
+    from app.realtime.pg import CHANNEL, encode_payload
+
+    conn = db.connection()
+    raw: Any = conn.connection.driver_connection
+    if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        return None
+    params = {
+        "id": game.id,
+        "expected": expected,
+        "digest": digest,
+        "status": game.status,
+        "version": game.version,
+        "last_action": game.last_action,
+        "last_event": game.last_event,
+        "deadlines": Jsonb(game.deadlines or {}, _json_bytes),
+        "next_deadline": game.next_deadline,
+        "undo_seat": game.undo_seat,
+        "server_turn": game.server_turn,
+        "now": utcnow(),
+        "actions": Jsonb(appends.actions, _json_bytes),
+        "events": Jsonb(appends.events, _json_bytes),
+        "channel": CHANNEL,
+        "payload": encode_payload(game.id, game.version, realtime.origin()),
+    }
+    raw.autocommit = True  # the statement is its own transaction: no BEGIN, no COMMIT
+    try:
+        row = raw.execute(_HELD_WRITE, params, prepare=True).fetchone()
+    except psycopg.errors.UniqueViolation:
+        return None  # the idempotency key is taken: the ordinary path answers it
+    finally:
+        raw.autocommit = False
+    return None if row is None else str(row[0])
+
+
+def _json_bytes(value: Any) -> bytes:
+    """The JSON columns' encoding (``store.db.json_text``), as bytes for psycopg."""
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+def keep_held(db: Session, game: GameRow, state: dict[str, Any], frame: Frame) -> None:
+    """After ``write_held`` committed: the new state and the change's frame go into this
+    process's memory at once (there is no transaction whose commit would move them)."""
+    import time
+
+    key = db_key(db)
+    states.put(key, game.id, game.version, game.seed, state)
+    frame.committed_at = time.time()
+    frames.put(key, frame)
 
 
 def visible(visible_to: list[int] | None, seat: int | None) -> bool:

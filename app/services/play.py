@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -23,7 +24,14 @@ from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.orm import Session
 
 from app.services import gamelog, idempotency, lobby, orders, standins
-from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
+from app.services.errors import (
+    Conflict,
+    Forbidden,
+    Invalid,
+    NotFound,
+    ServiceError,
+    StaleVersion,
+)
 from app.store.models import Action, Event, Game, Seat, Snapshot
 from app.store.types import utcnow
 
@@ -48,6 +56,8 @@ class ActionResult:
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     replayed: bool = False
+    #: written in one statement, which sent the NOTIFY itself (``realtime.publish``)
+    notified: bool = False
 
     def to_json(self) -> dict[str, Any]:
         # Shallow (``asdict`` deep-copies every event: a tenth of a submit's time).
@@ -76,8 +86,22 @@ def submit_action(
     """A person's action. The hot path: one locking read of the game and its seats,
     the state from memory, the action and its events appended, the game row updated
     (plain Core statements; no state rewrite, no bot thinking: the bot worker answers
-    bot prompts after the commit, see app/realtime/bots.py)."""
+    bot prompts after the commit, see app/realtime/bots.py).
+
+    On PostgreSQL, when this process wrote the game's last change (and so holds its row
+    and state at `expected_version`), the move is first tried without any read, as one
+    statement (`_held_move`); the ordinary path below decides whatever that one does not
+    write, every refusal included."""
     now = now or utcnow()
+    key = idempotency_key or None
+
+    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
+        seat = next((s for s in game.seats if s.user_id == user_id), None)
+        return None if seat is None or seat.standin else seat
+
+    fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
+    if fast is not None:
+        return fast
     game = gamelog.lock_row(db, game_id, idempotency_key)
     if idempotency_key:
         prior = game.prior
@@ -97,9 +121,7 @@ def submit_action(
             "A bot is playing your seat while you were away: take it back first.",
             code="standin",
         )
-    return _move(
-        db, game, seat, action, "player", now, user_id=user_id, key=idempotency_key or None
-    )
+    return _move(db, game, seat, action, "player", now, user_id=user_id, key=key)
 
 
 def submit_server_move(
@@ -112,6 +134,15 @@ def submit_server_move(
 ) -> ActionResult:
     """A bot's or a stand-in's action, sent by the bot worker like any player's: the
     same lock, the same version check (a stale one is refused), the same path."""
+    now = now or utcnow()
+
+    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
+        seat = next((s for s in game.seats if s.index == seat_index), None)
+        return seat if seat is not None and bot_for(seat) else None  # type: ignore[arg-type]
+
+    fast = _held_move(db, game_id, expected_version, mover, action, now)
+    if fast is not None:
+        return fast
     game = gamelog.lock_row(db, game_id)
     if game.status != "active":
         raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
@@ -120,8 +151,73 @@ def submit_server_move(
     seat = next((s for s in game.seats if s.index == seat_index), None)
     if seat is None or not bot_for(seat):  # type: ignore[arg-type]
         raise Conflict("No bot plays this seat now.", code="not_a_bot")
-    source = "bot" if seat.bot_level else "standin"
-    return _move(db, game, seat, action, source, now or utcnow())
+    return _move(db, game, seat, action, _source(seat), now)
+
+
+def _source(seat: gamelog.SeatRow) -> str:
+    """Who made a move, as the log records it: a person, or the bot that plays the seat."""
+    if seat.user_id is not None and not seat.standin:
+        return "player"
+    return "bot" if seat.bot_level else "standin"
+
+
+def _held_move(
+    db: Session,
+    game_id: int,
+    expected_version: int,
+    mover: Callable[[gamelog.GameRow], gamelog.SeatRow | None],
+    action: dict[str, Any],
+    now: datetime,
+    user_id: int | None = None,
+    key: str | None = None,
+) -> ActionResult | None:
+    """The move written in ONE statement from the row and state this process holds
+    (``gamelog.held`` / ``write_held``; docs/performance.md, "ninth"); None when it cannot
+    be: nothing held at `expected_version`, no seat `mover` may move, a refusal, a write
+    that is not plain (a snapshot, the end, a seat's reset), or a database whose row is no
+    longer the one held. The ordinary path then reads, decides and answers, so the answers
+    of the two are the ordinary path's by construction."""
+    held = gamelog.held(db, game_id, expected_version)
+    if held is None:
+        return None
+    game, state, digest = held
+    seat = mover(game)
+    if game.status != "active" or seat is None:
+        return None
+    try:
+        decided = _decide(game, state, seat, action, _source(seat), now, user_id, key)
+    except ServiceError:
+        return None  # the held state may be stale: the ordinary path says what is wrong
+    if not decided.plain:
+        return None
+    written = gamelog.write_held(db, game, expected_version, digest, decided.appends)
+    if written is None:
+        return None
+    gamelog.keep_held(db, game, decided.final, _frame(game, decided, written))
+    decided.result.notified = True
+    return decided.result
+
+
+@dataclass
+class _Decided:
+    """What one move decided, in memory, before anything is written: the position after
+    it (and after the standing orders it set off), the rows to append, the answer."""
+
+    final: dict[str, Any]
+    result: ActionResult
+    appends: gamelog.Appends
+    rows: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
+    first_event: int
+    was: str  # the game's status before the move
+    reset_missed: bool  # the mover's missed-deadline count goes back to 0
+    snapshot: bool  # a snapshot of the state is due with this write
+
+    @property
+    def plain(self) -> bool:
+        """Whether the write is only appends and the game row's counters: what the
+        one-statement write (``gamelog.write_held``) covers. A snapshot, the end of the
+        game and a seat's reset take the ordinary transaction."""
+        return not (self.snapshot or self.reset_missed or self.result.status != self.was)
 
 
 def _move(
@@ -134,11 +230,36 @@ def _move(
     user_id: int | None = None,
     key: str | None = None,
 ) -> ActionResult:
+    state = gamelog.load_state(game, db)
+    decided = _decide(game, state, seat, action, source, now, user_id, key)
+    if decided.reset_missed:
+        db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
+    digest = gamelog.write_row(
+        db, game, decided.final, snapshot=decided.snapshot, appends=decided.appends
+    )
+    if decided.was == "active" and game.status == "finished":
+        game.result_notes = _on_finish(db, game.id)
+        digest = None  # the end wrote more; a finished game takes no more moves anyway
+    gamelog.remember_frame(db, _frame(game, decided, digest))
+    return decided.result
+
+
+def _decide(
+    game: gamelog.GameRow,
+    state: dict[str, Any],
+    seat: gamelog.SeatRow,
+    action: dict[str, Any],
+    source: str,
+    now: datetime,
+    user_id: int | None = None,
+    key: str | None = None,
+) -> _Decided:
+    """Apply `action` of `seat` and everything it sets off, on `game` (its counters,
+    deadlines and flags move in memory) and into the rows to append: no database."""
     from app import engine
     from app.engine.errors import IllegalAction
 
     request_fp = idempotency.fingerprint(seat.index, game.version, action)
-    state = gamelog.load_state(game, db)
     if seat.index not in {p["seat"] for p in engine.pending(state)}:
         raise Invalid("It is not your decision now.", code="not_your_turn")
     try:
@@ -176,7 +297,7 @@ def _move(
     stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
     appends = gamelog.Appends()  # written with the game row (gamelog.write_row)
     rows = gamelog.record(
-        db,
+        None,
         game,
         seat.index,
         action,
@@ -190,35 +311,37 @@ def _move(
         appends=appends,
     ).rows
     for index, ordered, more, how in moves:
-        rows += gamelog.record(db, game, index, ordered, more, how, appends=appends).rows
-    if seat.missed and source == "player":
+        rows += gamelog.record(None, game, index, ordered, more, how, appends=appends).rows
+    reset_missed = bool(seat.missed) and source == "player"
+    if reset_missed:
         seat.missed = 0
-        db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
     was = game.status
     finish_if_over(game, final, now)  # type: ignore[arg-type]
     set_deadlines(game, final, {seat.index} if source == "player" else set(), now)  # type: ignore[arg-type]
     game.undo_seat = seat.index if can_undo else None
     game.server_turn = bots_due(game, final)  # type: ignore[arg-type]
-    gamelog.write_row(db, game, final, snapshot=gamelog.snapshot_due(game), appends=appends)
-    if was == "active" and game.status == "finished":
-        game.result_notes = _on_finish(db, game.id)
-    gamelog.remember_frame(
-        db,
-        gamelog.Frame(
-            game_id=game.id,
-            version=game.version,
-            state=final,
-            fields=game_fields(game),  # type: ignore[arg-type]
-            deadlines=dict(game.deadlines or {}),
-            undo_seat=game.undo_seat,
-            first_event=first,
-            last_event=game.last_event,
-            events=rows,
-            seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
-            server_turn=game.server_turn,
-        ),
+    snapshot = gamelog.snapshot_due(game)
+    return _Decided(final, result, appends, rows, first, was, reset_missed, snapshot)
+
+
+def _frame(game: gamelog.GameRow, decided: _Decided, digest: str | None) -> gamelog.Frame:
+    """The change as the hub pushes it from memory; with the row as written and the
+    database's `digest` of it, the next move can be written in one statement."""
+    return gamelog.Frame(
+        game_id=game.id,
+        version=game.version,
+        state=decided.final,
+        fields=game_fields(game),  # type: ignore[arg-type]
+        deadlines=dict(game.deadlines or {}),
+        undo_seat=game.undo_seat,
+        first_event=decided.first_event,
+        last_event=game.last_event,
+        events=decided.rows,
+        seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
+        server_turn=game.server_turn,
+        row=gamelog.copy_row(game) if digest is not None else None,
+        digest=digest,
     )
-    return result
 
 
 # --------------------------------------------------------------------------- after a change

@@ -154,7 +154,7 @@ class PlayFastLane:
         if result is _REFUSED:
             return True
         if not result.replayed:
-            publish(game_id, result.version)
+            publish(game_id, result.version, result.notified)
         await _answer(send, 200, result.to_json(), {})
         return True
 

@@ -119,7 +119,7 @@ def test_a_slow_bot_gets_the_default_and_the_game_goes_on(
         return real(*args, **kw)
 
     monkeypatch.setattr(bots, "choose_action", slow)
-    worker = BotWorker(factory, lambda _g, _v: None, think_timeout_s=0.1, threads=1)
+    worker = BotWorker(factory, lambda _g, _v, _n: None, think_timeout_s=0.1, threads=1)
     try:
         for _ in range(3):
             t0 = time.monotonic()

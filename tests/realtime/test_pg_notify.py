@@ -11,7 +11,8 @@ from app.realtime.pg import PgListener, PgPublisher, decode_payload, encode_payl
 
 
 def test_payload_round_trip() -> None:
-    assert decode_payload(encode_payload(12, 345)) == (12, 345)
+    assert decode_payload(encode_payload(12, 345)) == (12, 345, "")
+    assert decode_payload(encode_payload(12, 345, "ab12")) == (12, 345, "ab12")
     assert decode_payload("junk") is None
     assert decode_payload("1:x") is None
 

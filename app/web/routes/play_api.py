@@ -87,7 +87,7 @@ async def act(
     ratelimit.limiter().hit("actions", user.id)
     result = await blocking.call(blocking.inline(db), commit_action, db, game_id, user.id, body)
     if not result.replayed:
-        publish(game_id, result.version)
+        publish(game_id, result.version, result.notified)
     return fast_json(result.to_json())
 
 
