@@ -1,6 +1,11 @@
 """Websocket fan-out: commit -> receipt latency on every socket of N live games.
 
-    python bench/ws_fanout.py --games N [--moves M] [--think S] [--db sqlite|postgresql] [--json]
+    python bench/ws_fanout.py --games N [--moves M] [--think S] [--db sqlite|postgresql]
+                              [--whole] [--json]
+
+Every socket asks for patches, as the page does (``--whole``: whole updates, as before),
+and applies them as live.js does; the figures include how many updates came as patches
+and the KB received per action.
 
 What it does (loopback only, bounded):
 1. starts a real server on this machine: ``imperial-glory serve`` (uvicorn) in a
@@ -60,6 +65,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from procstat import cpu_seconds, machine_ticks  # noqa: E402
+
+from app.realtime import patch  # noqa: E402
 
 
 def rss_kb(pid: int) -> int:
@@ -202,7 +209,17 @@ class Sock:
                 now = time.time()
                 msg = orjson.loads(text)
                 self.stats["messages"] += 1
+                self.stats["bytes"] += len(text)
                 kind = msg.get("type")
+                if kind == "update" and "patch" in msg:  # as live.js applies them
+                    held = self.state
+                    if held is None or held["version"] != msg["base"]:
+                        self.stats["unpatchable"] += 1
+                        await self.ws.send(json.dumps({"type": "hello", "patches": True}))
+                        continue
+                    self.stats["patched"] += 1
+                    rest = {k: v for k, v in msg.items() if k not in ("patch", "base")}
+                    msg = {**patch.apply(held, msg["patch"]), **rest}
                 if kind == "ping":
                     await self.ws.send('{"type":"pong"}')
                 elif kind in ("state", "sync", "update"):
@@ -310,7 +327,11 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "timeouts": 0,
         "measure": False,
         "all": [],
+        "bytes": 0,
+        "patched": 0,
+        "unpatchable": 0,
     }
+    patches = not args.whole
     pid = server.proc.pid
     rss_start = rss_kb(pid)
     t0 = time.monotonic()
@@ -339,7 +360,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
                 # library's own keepalive would only measure this client's own backlog.
                 ping_interval=None,
             )
-            await ws.send(json.dumps({"type": "hello", "last_seq": None}))
+            await ws.send(json.dumps({"type": "hello", "last_seq": None, "patches": patches}))
             table.append(Sock(ws, stats))
         tables.append(table)
     for table in tables:
@@ -356,7 +377,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     gc.collect()
     gc.disable()
     stats["measure"] = True
-    stats["messages"] = 0
+    stats["messages"] = stats["bytes"] = 0
     cpu0 = cpu_seconds(pid)
     mine0 = time.process_time()
     busy0, total0 = machine_ticks()
@@ -423,6 +444,10 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "client_cpu_busy": round(client_cpu / duration, 2),
         "machine_busy": round((busy1 - busy0) / max(1, total1 - total0), 2),
         "messages_per_s": round(stats["messages"] / duration, 1),
+        "patches": patches,
+        "updates_patched": stats["patched"],
+        "patches_unapplicable": stats["unpatchable"],
+        "kb_received_per_action": round(stats["bytes"] / 1024 / max(1, stats["actions"]), 1),
         "actions_per_s": round(stats["actions"] / duration, 1),
         "duration_s": round(duration, 2),
         "setup_s": round(setup, 2),
@@ -438,6 +463,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--think", type=float, default=3.0, help="mean seconds between moves")
     parser.add_argument("--db", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--whole", action="store_true", help="ask for whole updates, not patches (as before)"
+    )
     parser.add_argument("--server-log", help="keep the server's log at this path")
     args = parser.parse_args(argv)
     if not 1 <= args.games <= 1000 or not 1 <= args.moves <= 1000:

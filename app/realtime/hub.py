@@ -101,6 +101,11 @@ class Connection:
     version: int = -1  # last version pushed to this socket
     last_seq: int = 0  # last event seq pushed to this socket
     chat_id: int | None = None  # last chat line id pushed (None: not known yet)
+    #: the client applies patches (its hello said ``"patches": true``; render.py)
+    patches: bool = False
+    #: the version whose fields the last push from memory carried (-1: none, or a push
+    #: from a reload came since): a patch is made only against what the client holds
+    rendered: int = -1
     joined: bool = False
     closed: bool = False
     drop_reason: str | None = None
@@ -167,6 +172,8 @@ class Hub:
         # game -> the newest version notified by this process; games needing a reload.
         self._notified: dict[int, int] = {}
         self._needs_db: set[int] = set()
+        # game -> the prints of the last version pushed from memory (render.Base)
+        self._bases: dict[int, Any] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
         self.stats = {"reloads": 0, "memory": 0, "messages": 0, "dropped": 0}
@@ -314,6 +321,7 @@ class Hub:
                     self._stamps.pop(game_id, None)
                     self._notified.pop(game_id, None)
                     self._needs_db.discard(game_id)
+                    self._bases.pop(game_id, None)
                 elif dirty.is_set():  # raced with a join while ending
                     self._kick(game_id)
 
@@ -386,6 +394,7 @@ class Hub:
             if text is not None and conn.offer(text):
                 self.stats["messages"] += 1
                 conn.version = int(seat_load.payload.get("version", conn.version))
+                conn.rendered = -1  # a reload's fields: the next push is whole
                 conn.seat = seat_load.payload.get("seat")
                 conn.last_seq = _last_seq(seat_load.events.get(conn.last_seq) or [], conn.last_seq)
             if conn.chat_id is not None:
@@ -394,8 +403,9 @@ class Hub:
 
     async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
         """Push this process's own newest change from memory; False if it cannot (then
-        the caller reloads through the database)."""
-        from app.realtime.render import Rendered
+        the caller reloads through the database). A socket that takes patches and holds
+        the last version pushed from memory gets a patch against it."""
+        from app.realtime.render import Base, Rendered
 
         frame_of = getattr(self.source, "frame", None)
         held = frame_of(game_id) if frame_of is not None else None
@@ -416,23 +426,33 @@ class Hub:
                 return False  # access may have changed: the reload decides
         stamp = self._stamps.get(game_id)
         committed = stamp[1] if stamp is not None and stamp[0] == frame.version else None
-        groups: dict[tuple[int | None, int], list[Connection]] = {}
+        base = self._bases.get(game_id)
+        groups: dict[tuple[int | None, int, bool], list[Connection]] = {}
         for conn in behind:
             seat = frame.seats.get(conn.user_id) if conn.user_id is not None else None
-            groups.setdefault((seat, conn.last_seq), []).append(conn)
+            patched = (
+                conn.patches
+                and base is not None
+                and conn.rendered == conn.version == base.version
+                and seat == conn.seat
+            )
+            groups.setdefault((seat, conn.last_seq, patched), []).append(conn)
+        seats = {seat for seat, _since, _patched in groups}
 
-        def render() -> dict[tuple[int | None, int], tuple[str, int]] | None:
+        def render() -> tuple[dict[Any, tuple[str, int]], Base] | None:
             # One hand-off to the pool for the whole version: the shared part, then
-            # each (seat, events held) group's message; None if the events it must
-            # carry are no longer all in memory.
+            # each (seat, events held, patched) group's message; None if the events it
+            # must carry are no longer all in memory.
             rendered = Rendered(frame, recent, committed)
-            if not all(rendered.covers(since) for _seat, since in groups):
+            if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
-            return {key: rendered.text(*key) for key in groups}
+            texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}
+            return texts, rendered.base(seats)
 
-        texts = await asyncio.get_running_loop().run_in_executor(self._executor, render)
-        if texts is None:
+        done = await asyncio.get_running_loop().run_in_executor(self._executor, render)
+        if done is None:
             return False
+        texts, self._bases[game_id] = done
         self.stats["memory"] += 1
         for key, conns in groups.items():
             text, last = texts[key]
@@ -441,7 +461,7 @@ class Hub:
                     continue
                 if conn.offer(text):
                     self.stats["messages"] += 1
-                    conn.version = frame.version
+                    conn.version = conn.rendered = frame.version
                     conn.seat = key[0]
                     conn.last_seq = last
         return True
@@ -475,6 +495,7 @@ class Hub:
             conn.joined = True
             conn.seat = payload.get("seat")
             conn.version = int(payload.get("version", -1))
+            conn.rendered = -1
             conn.last_seq = int(message["last_seq"])
 
     def _update_text(

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from app.realtime import patch
+
 OPTS = orjson.OPT_NON_STR_KEYS
 
 
@@ -34,16 +36,55 @@ def private_part(state: dict[str, Any], seat: int) -> Any:
 
 
 @dataclass
+class SeatPrint:
+    """What a seat's pushes of one version carried, as hashes (``patch.fingerprint``)."""
+
+    seat: int
+    me: Any  # the print of its private view (``view.me``), a hash, or None (a spectator)
+    legal: int
+    undo: int
+
+
+@dataclass
+class Base:
+    """One version's pushes as prints: what the next version's patches are made
+    against, for a socket that holds this version from a push from memory."""
+
+    version: int
+    common: patch.Print
+    public: patch.Print | None  # None: no view object (a game without a state)
+    seats: dict[int | None, SeatPrint]
+
+
+@dataclass
+class _Seat:
+    """One seat's own leaves of this version."""
+
+    seat: bytes
+    me: Any  # its private view's leaves (one level), bytes, or None (a spectator)
+    me_print: Any
+    legal: bytes
+    undo: bytes
+
+
+@dataclass
 class Rendered:
-    """One version's update, encoded: the shared parts once, each seat's on demand."""
+    """One version's update, encoded: the shared parts once, each seat's on demand,
+    in full or as a patch against the previous version's `Base` (``patch.py``)."""
 
     frame: Any  # gamelog.Frame
     recent: list[tuple[Any, ...]]
     committed_at: float | None
-    common: bytes = b""  # the shared fields, without braces
-    public_view: bytes = b""
-    _seats: dict[int | None, bytes] = field(default_factory=dict)
-    _texts: dict[tuple[int | None, int], tuple[str, int]] = field(default_factory=dict)
+    _common: patch.Leaves = field(default_factory=dict)
+    _common_print: patch.Print = field(default_factory=dict)
+    _public: patch.Leaves | None = None  # None: the view is not an object (no state)
+    _public_print: patch.Print | None = None
+    _public_view: bytes | None = None
+    _seats: dict[int | None, _Seat] = field(default_factory=dict)
+    _shared_ops: dict[int, tuple[list[bytes] | None, list[bytes] | None]] = field(
+        default_factory=dict
+    )
+    _texts: dict[tuple[int | None, int, int], tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         from app import engine
@@ -58,8 +99,18 @@ class Rendered:
             else []
         )
         shared = {**frame.fields, "version": frame.version, "prompts": prompts}
-        self.common = dumps(shared)[1:-1]
-        self.public_view = dumps(engine.view(state, None)) if state is not None else b"null"
+        self._common = patch.leaves(shared)
+        self._common_print = patch.fingerprint(self._common)
+        if state is not None:
+            self._public = patch.leaves(engine.view(state, None))
+            self._public_print = patch.fingerprint(self._public)
+
+    @property
+    def public_view(self) -> bytes:
+        """The spectator's view, encoded (once, and only when a whole update needs it)."""
+        if self._public_view is None:
+            self._public_view = b"null" if self._public is None else patch.assemble(self._public)
+        return self._public_view
 
     def covers(self, since: int) -> bool:
         """Whether the events after `since` up to this version are all in memory."""
@@ -69,38 +120,106 @@ class Rendered:
             return False
         return bool(self.recent[0][0] <= since + 1)
 
-    def _seat_part(self, seat: int | None) -> bytes:
-        """`,"seat":…,"view":…,"legal_actions":…,"can_undo":…` for this seat."""
+    def _seat(self, seat: int | None) -> _Seat:
         if seat in self._seats:
             return self._seats[seat]
         from app import engine
 
         frame = self.frame
         state = frame.state
-        view = self.public_view
+        me: Any = None
+        me_print: Any = None
         legal: list[Any] = []
         if seat is not None and state is not None:
-            view = view[:-1] + b',"me":' + dumps(private_part(state, seat)) + b"}"
+            mine_view = private_part(state, seat)
+            if type(mine_view) is dict and mine_view:
+                # One level: `me` is itself a key of the view, whose leaves go two deep.
+                me = patch.group(mine_view)
+                me_print = {k: hash(v) for k, v in me.items()}
+            else:
+                me = dumps(mine_view)
+                me_print = hash(me)
             mine = next((s for s in frame.fields.get("seats", []) if s["index"] == seat), None)
             if frame.fields.get("status") == "active" and mine and not mine.get("standin"):
                 legal = engine.legal_actions(state, seat)
-        part = (
-            b',"seat":'
-            + dumps(seat)
-            + b',"view":'
-            + view
-            + b',"legal_actions":'
-            + dumps(legal)
-            + b',"can_undo":'
-            + (b"true" if seat is not None and seat == frame.undo_seat else b"false")
-        )
-        self._seats[seat] = part
-        return part
+        undo = b"true" if seat is not None and seat == frame.undo_seat else b"false"
+        made = self._seats[seat] = _Seat(dumps(seat), me, me_print, dumps(legal), undo)
+        return made
 
-    def text(self, seat: int | None, since: int) -> tuple[str, int]:
+    def _view(self, seat: int | None) -> bytes:
+        """The seat's whole view: the public one with its own part spliced in."""
+        mine = self._seat(seat)
+        if mine.me is None or self._public is None:
+            return self.public_view
+        me = patch.assemble(mine.me) if isinstance(mine.me, dict) else mine.me
+        return self.public_view[:-1] + b',"me":' + me + b"}"
+
+    def _whole(self, seat: int | None) -> bytes:
+        """The fields of a whole update, without braces."""
+        mine = self._seat(seat)
+        return (
+            patch.assemble(self._common)[1:-1]
+            + b',"seat":'
+            + mine.seat
+            + b',"view":'
+            + self._view(seat)
+            + b',"legal_actions":'
+            + mine.legal
+            + b',"can_undo":'
+            + mine.undo
+        )
+
+    def _shared(self, base: Base) -> tuple[list[bytes] | None, list[bytes] | None]:
+        """The ops of the shared fields and of the public view from `base` (once per
+        version and base); None for a part whose keys changed."""
+        got = self._shared_ops.get(base.version)
+        if got is None:
+            common = patch.ops(b"", base.common, self._common_print, self._common)
+            public = None
+            if self._public is not None and self._public_print is not None:
+                public = patch.ops(b'"view",', base.public, self._public_print, self._public)
+            got = self._shared_ops[base.version] = (common, public)
+        return got
+
+    def _patch(self, seat: int | None, base: Base) -> list[bytes] | None:
+        """The ops from `base` to this version for `seat`, None if they cannot say it."""
+        was = base.seats.get(seat)
+        common, public = self._shared(base)
+        if was is None or common is None:
+            return None
+        mine = self._seat(seat)
+        out = list(common)
+        if was.seat != hash(mine.seat):
+            out.append(b'[["seat"],' + mine.seat + b"]")
+        if public is None:  # the public view's keys changed, or there is no view
+            out.append(b'[["view"],' + self._view(seat) + b"]")
+        else:
+            out += public
+            if mine.me is not None:
+                out += patch.entry(b'"view",', "me", was.me, mine.me_print, mine.me)
+        if was.legal != hash(mine.legal):
+            out.append(b'[["legal_actions"],' + mine.legal + b"]")
+        if was.undo != hash(mine.undo):
+            out.append(b'[["can_undo"],' + mine.undo + b"]")
+        return out
+
+    def base(self, seats: set[int | None]) -> Base:
+        """This version as the next one's patches are made against: the prints of the
+        shared part and of `seats`' own parts."""
+        prints: dict[int | None, SeatPrint] = {}
+        for seat in seats:
+            mine = self._seat(seat)
+            prints[seat] = SeatPrint(
+                hash(mine.seat), mine.me_print, hash(mine.legal), hash(mine.undo)
+            )
+        return Base(self.frame.version, self._common_print, self._public_print, prints)
+
+    def text(self, seat: int | None, since: int, base: Base | None = None) -> tuple[str, int]:
         """The update for a socket of `seat` that has the events up to `since`:
-        (the message, its last_seq)."""
-        key = (seat, since)
+        (the message, its last_seq). With `base` (the version the socket holds, pushed
+        from memory), a patch against it when one can say the change."""
+        ops = self._patch(seat, base) if base is not None else None
+        key = (seat, since, -1 if ops is None or base is None else base.version)
         if key in self._texts:
             return self._texts[key]
         events = [
@@ -110,15 +229,20 @@ class Rendered:
             and (to is None or (seat is not None and seat in to))
         ]
         last = max([since, *(e["seq"] for e in events)])
-        body = (
-            b'{"type":"update","events":'
-            + dumps(events)
-            + b","
-            + self.common
-            + self._seat_part(seat)
-            + b',"last_seq":'
-            + dumps(last)
-        )
+        body = b'{"type":"update","events":' + dumps(events)
+        if ops is None or base is None:
+            body += b"," + self._whole(seat)
+        else:
+            body += (
+                b',"base":'
+                + dumps(base.version)
+                + b',"version":'
+                + dumps(self.frame.version)
+                + b',"patch":['
+                + b",".join(ops)
+                + b"]"
+            )
+        body += b',"last_seq":' + dumps(last)
         if self.committed_at is not None:
             body += b',"committed_at":' + dumps(self.committed_at)
         out = (body + b"}").decode(), last

@@ -8,7 +8,8 @@ public game; a private game refuses them (handshake answered 403). A cross-site
 All messages are JSON objects with a ``type``.
 
 client -> server
-  {"type":"hello","last_seq":N|null}        first message; again at any time to resync
+  {"type":"hello","last_seq":N|null,"patches":true?}  first message; again at any time to
+                                            resync; "patches": updates may be patches
   {"type":"action","action":{...},"expected_version":V,"idempotency_key":"…","req_id":R}
   {"type":"ping"} | {"type":"pong"}
 
@@ -19,6 +20,9 @@ server -> client
    legal_actions, prompts}                   full state (unknown / too far behind)
   {"type":"update","events":[new],"last_seq":M, version, seat, status, view,
    legal_actions, prompts}                   after every change of the game
+  {"type":"update","events":[new],"last_seq":M,"base":B,"version":V,"patch":[[path,value],…]}
+                                            the same, as the changes to the fields of
+                                            version B (patches asked for and B held)
   {"type":"ack","req_id":R,"version":V,"replayed":B}  the action was applied (or was a retry)
   {"type":"error","req_id":R,"status":4xx,"code":"…","reason":"…","field":F?,
    "current_version":V?}                     same status, code and reason as the HTTP API
@@ -280,6 +284,8 @@ class _Session:
                 self._refuse(
                     422, "invalid", f"{key}: null or an integer 0 … {MAX_DB_INT}", field=key
                 )
+        if message.get("patches") is True:
+            self.conn.patches = True  # updates may come as patches (render.py)
         hub.join(self.conn, _int(message, "last_seq"), _int(message, "last_chat_id"))
 
     async def _handle(self, hub: Any, message: dict[str, Any]) -> None:

@@ -13,6 +13,8 @@
 //
 // "sync" messages (the events missed while away + the current view) are delivered to
 // onUpdate with msg.resync = true, so the page only has to append events and redraw.
+// Updates may arrive as patches against the version held (the hello asks for them): the
+// module applies them and hands the page the whole message, as if it had come whole.
 // The module reconnects by itself with exponential backoff and jitter and, on every
 // reconnect, sends the last event seq it saw so the server resends only what was missed.
 
@@ -33,12 +35,52 @@ function randomKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+// What a message says about this one push, not about the game: not part of the fields.
+const PER_MESSAGE = new Set(["type", "events", "since", "last_seq", "chat_last_id", "committed_at", "resync", "base", "patch"]);
+
+function fieldsOf(msg) {
+  const out = {};
+  for (const key of Object.keys(msg)) if (!PER_MESSAGE.has(key)) out[key] = msg[key];
+  return out;
+}
+
+function withoutPatch(msg) {
+  const out = { ...msg };
+  delete out.patch;
+  delete out.base;
+  return out;
+}
+
+// Each op [path, value] sets the value at path (an object's key, or a list's index). The
+// containers on the way are copied,
+// so an object the page holds from an earlier message never changes under it.
+export function applyPatch(base, ops) {
+  const root = { ...base };
+  const copied = new Set([root]);
+  for (const [path, value] of ops) {
+    let obj = root;
+    for (let i = 0; i < path.length - 1; i += 1) {
+      let child = obj[path[i]];
+      if (!copied.has(child)) {
+        child = Array.isArray(child) ? child.slice() : { ...child };
+        obj[path[i]] = child;
+        copied.add(child);
+      }
+      obj = child;
+    }
+    obj[path[path.length - 1]] = value;
+  }
+  return root;
+}
+
 export function connectGame(gameId, handlers = {}) {
   const { onState, onUpdate, onError, onStatus, onChat } = handlers;
   let ws = null;
   let lastSeq = null; // last event seq seen; null = we know nothing yet
   let lastChat = null; // last chat line id seen
   let version = null;
+  let fields = null; // the last whole fields (view, legal_actions, prompts…), to patch
+  let patched = 0; // updates that came as patches (applied)
   let attempt = 0;
   let closed = false;
   let retryTimer = null;
@@ -69,7 +111,7 @@ export function connectGame(gameId, handlers = {}) {
     const socket = new WebSocket(socketUrl(gameId));
     ws = socket;
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: "hello", last_seq: lastSeq, last_chat_id: lastChat }));
+      hello(socket);
     };
     socket.onmessage = (ev) => {
       let msg;
@@ -107,7 +149,21 @@ export function connectGame(gameId, handlers = {}) {
     retryTimer = setTimeout(open, delay);
   }
 
+  function hello(socket) {
+    socket.send(JSON.stringify({ type: "hello", last_seq: lastSeq, last_chat_id: lastChat, patches: true }));
+  }
+
   function receive(socket, msg) {
+    if (msg.type === "update" && msg.patch) {
+      // A patch applies only to the version it was made against; otherwise ask again.
+      if (!fields || fields.version !== msg.base) {
+        hello(socket);
+        return;
+      }
+      msg = { ...applyPatch(fields, msg.patch), ...withoutPatch(msg) };
+      patched += 1;
+    }
+    if (msg.type === "state" || msg.type === "sync" || msg.type === "update") fields = fieldsOf(msg);
     switch (msg.type) {
       case "state":
       case "sync":
@@ -222,6 +278,9 @@ export function connectGame(gameId, handlers = {}) {
     },
     get status() {
       return status;
+    },
+    get patched() {
+      return patched;
     },
   };
 }

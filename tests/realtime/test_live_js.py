@@ -104,6 +104,18 @@ def test_live_js_plays_and_reconnects_after_a_server_kill(
             for _ in range(4):
                 version = play_one()
                 wait_js(page, f"window.__live.version >= {version}")
+            # The updates came as patches, and the module's fields after them are the
+            # server's own view of the seat (app/realtime/patch.py).
+            seen = page.evaluate(
+                """() => { const m = window.__log.updates[window.__log.updates.length - 1];
+                           return {patched: window.__live.patched, version: m.version,
+                                   view: m.view, legal_actions: m.legal_actions,
+                                   prompts: m.prompts}; }"""
+            )
+            served = me.view(table.game_id)
+            assert seen["patched"] >= 2 and seen["version"] == served["version"]
+            for key in ("view", "legal_actions", "prompts"):
+                assert seen[key] == served[key], key
             # A stale send is refused with 409 and the current version.
             stale = page.evaluate(
                 """async (v) => { try { await window.__live.send({type: "draw"}, v);

@@ -181,12 +181,15 @@ def test_no_message_carries_another_seats_secrets(
     for player, seat in zip(table.players, table.seats, strict=True):
         socks[seat] = sockets(live_server, table.game_id, player, label=f"seat{seat}")
         listeners.append((socks[seat], seat))
-        # A second tab of the same seat, and one that reconnects mid-game.
-        listeners.append((sockets(live_server, table.game_id, player), seat))
+        # A second tab of the same seat, taking patches (app/realtime/patch.py), and one
+        # that reconnects mid-game.
+        listeners.append((sockets(live_server, table.game_id, player, patches=True), seat))
     spectator = sockets(live_server, table.game_id, None, label="spectator")
     listeners.append((spectator, None))
     # A logged-in stranger watches too (spectators share one encoded message).
-    stranger = sockets(live_server, table.game_id, new_player(live_server), label="stranger")
+    stranger = sockets(
+        live_server, table.game_id, new_player(live_server), label="stranger", patches=True
+    )
     listeners.append((stranger, None))
     for sock, _seat in listeners:
         sock.wait_for(is_snapshot)

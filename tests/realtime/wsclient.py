@@ -18,7 +18,14 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from app.realtime import patch
+
 Message = dict[str, Any]
+
+#: what a message says about that one push, not about the game (live.js has the same)
+PER_MESSAGE = frozenset(
+    ("type", "events", "since", "last_seq", "chat_last_id", "committed_at", "resync")
+)
 
 _req_ids = itertools.count(1)
 
@@ -40,6 +47,7 @@ class GameSocket:
         read: bool = True,
         headers: dict[str, str] | None = None,
         label: str = "",
+        patches: bool = False,
     ) -> None:
         self.label = label
         self.game_id = game_id
@@ -63,19 +71,38 @@ class GameSocket:
         self.version: int | None = None  # version of the latest view received
         self.known: int = -1  # the newest version this client knows of (views and acks)
         self.state: Message | None = None  # latest state/sync/update message
+        self.patches = patches  # ask for patches, and apply them (app/realtime/patch.py)
+        self.patched = 0  # updates that came as patches
+        self.unpatchable = 0  # patches against a version this client did not hold
         if hello:
-            self.send({"type": "hello", "last_seq": last_seq})
+            self.send(self.hello(last_seq))
         self._reader: threading.Thread | None = None
         if read:
             self._reader = threading.Thread(target=self._read, daemon=True, name=f"ws-{label}")
             self._reader.start()
 
     # -- reading -------------------------------------------------------------------
+    def hello(self, last_seq: int | None) -> Message:
+        message: Message = {"type": "hello", "last_seq": last_seq}
+        if self.patches:
+            message["patches"] = True
+        return message
+
     def _read(self) -> None:
         try:
             for text in self.ws:
                 assert isinstance(text, str)
                 msg = json.loads(text)
+                if msg.get("type") == "update" and "patch" in msg:
+                    held = self.state
+                    if held is None or held.get("version") != msg["base"]:
+                        self.unpatchable += 1
+                        self.send(self.hello(self.last_seq))
+                        continue
+                    self.patched += 1
+                    fields = {k: v for k, v in held.items() if k not in PER_MESSAGE}
+                    rest = {k: v for k, v in msg.items() if k not in ("patch", "base")}
+                    msg = {**patch.apply(fields, msg["patch"]), **rest}
                 now = time.time()
                 if msg.get("type") == "ping" and self.answer_pings:
                     self.send({"type": "pong"})
