@@ -177,6 +177,8 @@ def _held_move(
     that is not plain (a snapshot, the end, a seat's reset), or a database whose row is no
     longer the one held. The ordinary path then reads, decides and answers, so the answers
     of the two are the ordinary path's by construction."""
+    from app import engine
+
     held = gamelog.held(db, game_id, expected_version)
     if held is None:
         return None
@@ -185,12 +187,16 @@ def _held_move(
     if game.status != "active" or seat is None:
         return None
     try:
-        decided = _decide(game, state, seat, action, _source(seat), now, user_id, key)
+        decided = _decide(game, state, seat, action, _source(seat), now, user_id, key, frozen=True)
     except ServiceError:
         return None  # the held state may be stale: the ordinary path says what is wrong
-    if not decided.plain:
-        return None
-    written = gamelog.write_held(db, game, expected_version, digest, decided.appends)
+    written = None
+    try:
+        if decided.plain:
+            written = gamelog.write_held(db, game, expected_version, digest, decided.appends)
+    finally:
+        if written is None:
+            engine.thaw(decided.final)  # let go of: the ordinary path decides again
     if written is None:
         return None
     gamelog.keep_held(db, game, decided.final, _frame(game, decided, written))
@@ -253,9 +259,14 @@ def _decide(
     now: datetime,
     user_id: int | None = None,
     key: str | None = None,
+    frozen: bool = False,
 ) -> _Decided:
     """Apply `action` of `seat` and everything it sets off, on `game` (its counters,
-    deadlines and flags move in memory) and into the rows to append: no database."""
+    deadlines and flags move in memory) and into the rows to append: no database.
+
+    `frozen`: the position reached is frozen at once (``engine.freeze``), so that the
+    legal actions the standing orders ask of it here are the push's and the next move's
+    too (a frozen position remembers them); the caller thaws it if it lets go of it."""
     from app import engine
     from app.engine.errors import IllegalAction
 
@@ -270,15 +281,26 @@ def _decide(
     moves: list[tuple[int, dict[str, Any], list[dict[str, Any]], str]] = []
     final = new_state
     by_index = {s.index: s for s in game.seats}
-    for _ in range(MAX_BOT_STEPS):
-        if engine.outcome(final) is not None:
-            break
-        step = next_server_move(game, final, by_index, bots=False)  # type: ignore[arg-type]
-        if step is None:
-            break
-        other, ordered, how = step
-        final, more = engine.apply(final, other.index, ordered)
-        moves.append((other.index, ordered, marked(more, how, other.index), how))
+    if frozen:
+        engine.freeze(final)
+    try:
+        for _ in range(MAX_BOT_STEPS):
+            if engine.outcome(final) is not None:
+                break
+            step = next_server_move(game, final, by_index, bots=False)  # type: ignore[arg-type]
+            if step is None:
+                break
+            other, ordered, how = step
+            reached, more = engine.apply(final, other.index, ordered)
+            if frozen:
+                engine.thaw(final)
+                engine.freeze(reached)
+            final = reached
+            moves.append((other.index, ordered, marked(more, how, other.index), how))
+    except BaseException:
+        if frozen:
+            engine.thaw(final)
+        raise
     can_undo = (
         source == "player"
         and not moves

@@ -17,6 +17,7 @@ from sqlalchemy import event, select, text, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
+from app.engine import memo
 from app.services import gamelog, play
 from app.services.errors import ServiceError, StaleVersion
 from app.store.db import make_engine, make_sessionmaker
@@ -221,10 +222,13 @@ def test_a_seat_changed_without_a_new_version_sends_the_move_the_ordinary_way(
             update(Seat).where(Seat.game_id == gid, Seat.index == action["_seat"]).values(missed=2)
         )
         db.commit()
-    before = dict(spy)
+    before, frozen = dict(spy), memo.frozen_count()
     result = _submit(factory, gid, users, action, version)
     assert spy["tried"] == before["tried"] + 1 and spy["written"] == before["written"]
     assert not result.notified and result.version > version
+    # The position the held path froze and then let go of was thawed: the cache holds
+    # the new position in place of the old one, and nothing else stays frozen.
+    assert memo.frozen_count() == frozen
     with factory() as db:
         missed = db.scalar(
             select(Seat.missed).where(Seat.game_id == gid, Seat.index == action["_seat"])
