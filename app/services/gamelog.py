@@ -869,14 +869,11 @@ def copy_row(game: GameRow) -> GameRow:
     return replace(game, seats=[replace(s) for s in game.seats], prior=None, state_text=None)
 
 
-def held(db: Session, game_id: int, version: int) -> tuple[GameRow, dict[str, Any], str] | None:
-    """The game at `version` as this process last wrote it, when it holds it: a private
-    copy of its row, its state (shared: never mutate) and the database's digest of the
-    row. None on SQLite (no round trips to save), for a version or game it did not write
-    last, or when `db` already has a transaction open (its statements must stay in it)."""
-    if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
-        return None
-    key = db_key(db)
+def held(key: str, game_id: int, version: int) -> tuple[GameRow, dict[str, Any], str] | None:
+    """The game at `version` as this process last wrote it to database `key`, when it
+    holds it: a private copy of its row, its state (shared: never mutate) and the
+    database's digest of the row (only PostgreSQL's writes leave one). None for a
+    version or game it did not write last."""
     got = frames.get(key, game_id)
     if got is None:
         return None
@@ -894,21 +891,51 @@ def write_held(
 ) -> str | None:
     """Write a plain move of `game` (its row already moved on in memory from
     `expected`, whose digest was `digest`) in one autocommitted statement
-    (``_HELD_WRITE``). The new digest when it was written; None when nothing was,
-    because the game is no longer the row held (another writer, a seat changed) or the
-    idempotency key is taken: then the caller takes the ordinary path, in a transaction
-    on the same session."""
+    (``_HELD_WRITE``) on `db`'s connection. The new digest when it was written; None
+    when nothing was, because the game is no longer the row held (another writer, a seat
+    changed) or the idempotency key is taken: then the caller takes the ordinary path,
+    in a transaction on the same session."""
     import psycopg
-    from psycopg.types.json import Jsonb
-
-    from app import realtime
-    from app.realtime.pg import CHANNEL, encode_payload
 
     conn = db.connection()
     raw: Any = conn.connection.driver_connection
     if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         return None
-    params = {
+    raw.autocommit = True  # the statement is its own transaction: no BEGIN, no COMMIT
+    try:
+        params = held_params(game, expected, digest, appends)
+        got = raw.execute(_HELD_WRITE, params, prepare=True).fetchone()
+    except psycopg.errors.UniqueViolation:
+        return None  # the idempotency key is taken: the ordinary path answers it
+    finally:
+        raw.autocommit = False
+    return None if got is None else str(got[0])
+
+
+async def write_held_async(
+    conn: Any, game: GameRow, expected: int, digest: str, appends: Appends
+) -> str | None:
+    """``write_held`` on an autocommit ``psycopg.AsyncConnection`` (a socket's move on
+    the event loop: app/realtime/held.py)."""
+    import psycopg
+
+    try:
+        params = held_params(game, expected, digest, appends)
+        cursor = await conn.execute(_HELD_WRITE, params, prepare=True)
+        got = await cursor.fetchone()
+    except psycopg.errors.UniqueViolation:
+        return None
+    return None if got is None else str(got[0])
+
+
+def held_params(game: GameRow, expected: int, digest: str, appends: Appends) -> dict[str, Any]:
+    """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
+    from psycopg.types.json import Jsonb
+
+    from app import realtime
+    from app.realtime.pg import CHANNEL, encode_payload
+
+    return {
         "id": game.id,
         "expected": expected,
         "digest": digest,
@@ -926,14 +953,6 @@ def write_held(
         "channel": CHANNEL,
         "payload": encode_payload(game.id, game.version, realtime.origin()),
     }
-    raw.autocommit = True  # the statement is its own transaction: no BEGIN, no COMMIT
-    try:
-        row = raw.execute(_HELD_WRITE, params, prepare=True).fetchone()
-    except psycopg.errors.UniqueViolation:
-        return None  # the idempotency key is taken: the ordinary path answers it
-    finally:
-        raw.autocommit = False
-    return None if row is None else str(row[0])
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -941,12 +960,11 @@ def _json_bytes(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
 
 
-def keep_held(db: Session, game: GameRow, state: dict[str, Any], frame: Frame) -> None:
+def keep_held(key: str, game: GameRow, state: dict[str, Any], frame: Frame) -> None:
     """After ``write_held`` committed: the new state and the change's frame go into this
-    process's memory at once (there is no transaction whose commit would move them)."""
+    process's memory (database `key`) at once: no transaction's commit would move them."""
     import time
 
-    key = db_key(db)
     states.put(key, game.id, game.version, game.seed, state)
     frame.committed_at = time.time()
     frames.put(key, frame)

@@ -82,6 +82,7 @@ def submit_action(
     expected_version: int,
     idempotency_key: str | None,
     now: datetime | None = None,
+    held: bool = True,
 ) -> ActionResult:
     """A person's action. The hot path: one locking read of the game and its seats,
     the state from memory, the action and its events appended, the game row updated
@@ -91,17 +92,15 @@ def submit_action(
     On PostgreSQL, when this process wrote the game's last change (and so holds its row
     and state at `expected_version`), the move is first tried without any read, as one
     statement (`_held_move`); the ordinary path below decides whatever that one does not
-    write, every refusal included."""
+    write, every refusal included. `held` False: straight to the ordinary path (a caller
+    that tried the held move already, as the socket does on the event loop)."""
     now = now or utcnow()
     key = idempotency_key or None
-
-    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
-        seat = next((s for s in game.seats if s.user_id == user_id), None)
-        return None if seat is None or seat.standin else seat
-
-    fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
-    if fast is not None:
-        return fast
+    if held:
+        mover = person(user_id)
+        fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
+        if fast is not None:
+            return fast
     game = gamelog.lock_row(db, game_id, idempotency_key)
     if idempotency_key:
         prior = game.prior
@@ -177,9 +176,78 @@ def _held_move(
     that is not plain (a snapshot, the end, a seat's reset), or a database whose row is no
     longer the one held. The ordinary path then reads, decides and answers, so the answers
     of the two are the ordinary path's by construction."""
+    if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
+        return None
+    move = held_move(
+        gamelog.db_key(db), game_id, expected_version, mover, action, now, user_id, key
+    )
+    if move is None:
+        return None
+    written = None
+    try:
+        written = gamelog.write_held(db, move.game, expected_version, move.digest, move.appends)
+    finally:
+        result = move.finish(written)
+    return result
+
+
+def person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
+    """The seat a person moves for, if they may move for it now (not while a stand-in
+    plays it): `submit_action`'s rule, for the held path."""
+
+    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
+        seat = next((s for s in game.seats if s.user_id == user_id), None)
+        return None if seat is None or seat.standin else seat
+
+    return mover
+
+
+@dataclass
+class HeldMove:
+    """A move decided from the row and state this process holds, to be written in one
+    statement (``gamelog.write_held``, or ``write_held_async`` on the event loop) and
+    then finished: kept in memory when written, let go of when not."""
+
+    db_key: str
+    game: gamelog.GameRow
+    digest: str
+    decided: _Decided
+
+    @property
+    def appends(self) -> gamelog.Appends:
+        return self.decided.appends
+
+    def finish(self, written: str | None) -> ActionResult | None:
+        """`written`: the new digest when the statement wrote the move, else None (then
+        the ordinary path decides again)."""
+        from app import engine
+
+        decided = self.decided
+        if written is None:
+            engine.thaw(decided.final)
+            return None
+        gamelog.keep_held(
+            self.db_key, self.game, decided.final, _frame(self.game, decided, written)
+        )
+        decided.result.notified = True
+        return decided.result
+
+
+def held_move(
+    db_key: str,
+    game_id: int,
+    expected_version: int,
+    mover: Callable[[gamelog.GameRow], gamelog.SeatRow | None],
+    action: dict[str, Any],
+    now: datetime,
+    user_id: int | None = None,
+    key: str | None = None,
+) -> HeldMove | None:
+    """The move decided from what this process holds of the game at `expected_version`
+    (no database), if it is plain; else None."""
     from app import engine
 
-    held = gamelog.held(db, game_id, expected_version)
+    held = gamelog.held(db_key, game_id, expected_version)
     if held is None:
         return None
     game, state, digest = held
@@ -190,18 +258,10 @@ def _held_move(
         decided = _decide(game, state, seat, action, _source(seat), now, user_id, key, frozen=True)
     except ServiceError:
         return None  # the held state may be stale: the ordinary path says what is wrong
-    written = None
-    try:
-        if decided.plain:
-            written = gamelog.write_held(db, game, expected_version, digest, decided.appends)
-    finally:
-        if written is None:
-            engine.thaw(decided.final)  # let go of: the ordinary path decides again
-    if written is None:
+    if not decided.plain:
+        engine.thaw(decided.final)
         return None
-    gamelog.keep_held(db, game, decided.final, _frame(game, decided, written))
-    decided.result.notified = True
-    return decided.result
+    return HeldMove(db_key, game, digest, decided)
 
 
 @dataclass
