@@ -153,8 +153,7 @@ class PlayFastLane:
         result = await _serve(send, _session(scope), commit_action, game_id, user_id, body)
         if result is _REFUSED:
             return True
-        if not result.replayed:
-            publish(game_id, result.version, result.notified)
+        publish(game_id, result.version, result.notified)  # a retry too: see source.submit
         await _answer(send, 200, result.to_json(), {})
         return True
 

@@ -86,8 +86,7 @@ async def act(
 ) -> Response:
     ratelimit.limiter().hit("actions", user.id)
     result = await blocking.call(blocking.inline(db), commit_action, db, game_id, user.id, body)
-    if not result.replayed:
-        publish(game_id, result.version, result.notified)
+    publish(game_id, result.version, result.notified)  # a retry too: see source.submit
     return fast_json(result.to_json())
 
 
