@@ -38,7 +38,6 @@ class Runtime:
     listener: Any = None  # PgListener | None
     publisher: Any = None  # PgPublisher | None
     bots: Any = None  # app.realtime.bots.BotWorker | None
-    held: Any = None  # app.realtime.held.HeldWriter | None (PostgreSQL)
     #: names this process in its NOTIFY payloads, so that its listener drops them
     origin: str = ""
 
@@ -116,9 +115,6 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         )
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn, origin=rt.origin)
-        from app.realtime.held import HeldWriter
-
-        rt.held = HeldWriter(dsn)
         rt.publisher.start()
         from app.services import logins
 
@@ -142,8 +138,6 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         _runtime = previous
         if rt.listener is not None:
             await rt.listener.stop()
-        if rt.held is not None:
-            await rt.held.close()
         if rt.publisher is not None:
             from app.services import logins
 

@@ -15,7 +15,6 @@ at once, filtered by the platform's visibility rule, and the newest chat line id
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -202,62 +201,8 @@ class ServiceSource:
         return out
 
     # -- actions ---------------------------------------------------------------------
-    async def submit_held(
-        self, writer: Any, game_id: int, user_id: int, message: dict[str, Any], token: str | None
-    ) -> dict[str, Any] | None:
-        """A socket's action as a held move, on the event loop (``held.py``): the ``ack``
-        once written and published; None for whatever the ordinary path must answer
-        (``submit``, in the thread pool). Shielded: a socket closing while the statement
-        runs does not leave a committed move unknown to this process."""
-        from pydantic import ValidationError
-
-        from app.services import logins, play
-        from app.store.types import utcnow
-        from app.web.schemas import ActionBody
-
-        ids = logins.cached_ids(token) if token and self._db_key else None
-        if ids is None or ids[0] != user_id:
-            return None
-        try:
-            body = ActionBody.model_validate(message)
-        except ValidationError:
-            return None
-        expected = body.expected_version
-        move = play.held_move(
-            str(self._db_key),
-            game_id,
-            expected,
-            play.person(user_id),
-            body.action.model_dump(),
-            utcnow(),
-            user_id,
-            body.idempotency_key or None,
-        )
-        if move is None:
-            return None
-
-        async def write() -> dict[str, Any] | None:
-            from app import realtime
-
-            written = None
-            try:
-                written = await writer.write(move, expected)
-            finally:
-                result = move.finish(written)
-            if result is None:
-                return None
-            realtime.publish(game_id, result.version, True)
-            return {"type": "ack", "version": result.version, "replayed": False}
-
-        return await asyncio.shield(asyncio.ensure_future(write()))
-
     def submit(
-        self,
-        game_id: int,
-        user_id: int,
-        message: dict[str, Any],
-        token: str | None = None,
-        held: bool = True,
+        self, game_id: int, user_id: int, message: dict[str, Any], token: str | None = None
     ) -> dict[str, Any]:
         """Apply an action received on a socket; the answer is an ``ack`` or an ``error``.
 
@@ -295,7 +240,6 @@ class ServiceSource:
                     body.action.model_dump(),
                     body.expected_version,
                     body.idempotency_key,
-                    held=held,
                 )
         except ServiceError as exc:
             error: dict[str, Any] = {

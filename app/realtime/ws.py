@@ -331,22 +331,15 @@ class _Session:
             )
             return
         try:
-            result: dict[str, Any] | None = None
-            if rt.held is not None:  # PostgreSQL: a held move goes on the loop (held.py)
-                result = await rt.source.submit_held(
-                    rt.held, self.conn.game_id, self.conn.user_id, message, self.token
-                )
-            if result is None:
-                result = await blocking.call(
-                    getattr(rt.source, "inline", False),
-                    rt.source.submit,
-                    self.conn.game_id,
-                    self.conn.user_id,
-                    message,
-                    self.token,
-                    rt.held is None,  # the held move was tried already
-                    limiter=_submit_limiter(),
-                )
+            result = await blocking.call(
+                getattr(rt.source, "inline", False),
+                rt.source.submit,
+                self.conn.game_id,
+                self.conn.user_id,
+                message,
+                self.token,
+                limiter=_submit_limiter(),
+            )
         except Exception:
             log.exception("ws game %s user %s: action failed", self.conn.game_id, self.conn.user_id)
             self._send(
@@ -361,7 +354,6 @@ class _Session:
             self.close_code, self.close_reason = 1011, "server error"
             await self._drain()
             raise
-        assert result is not None  # the ordinary path always answers
         reply: dict[str, Any] = {"req_id": req_id, **result}
         self._send(reply)
 

@@ -912,22 +912,6 @@ def write_held(
     return None if got is None else str(got[0])
 
 
-async def write_held_async(
-    conn: Any, game: GameRow, expected: int, digest: str, appends: Appends
-) -> str | None:
-    """``write_held`` on an autocommit ``psycopg.AsyncConnection`` (a socket's move on
-    the event loop: app/realtime/held.py)."""
-    import psycopg
-
-    try:
-        params = held_params(game, expected, digest, appends)
-        cursor = await conn.execute(_HELD_WRITE, params, prepare=True)
-        got = await cursor.fetchone()
-    except psycopg.errors.UniqueViolation:
-        return None
-    return None if got is None else str(got[0])
-
-
 def held_params(game: GameRow, expected: int, digest: str, appends: Appends) -> dict[str, Any]:
     """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
     from psycopg.types.json import Jsonb

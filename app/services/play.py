@@ -205,8 +205,8 @@ def person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
 @dataclass
 class HeldMove:
     """A move decided from the row and state this process holds, to be written in one
-    statement (``gamelog.write_held``, or ``write_held_async`` on the event loop) and
-    then finished: kept in memory when written, let go of when not."""
+    statement (``gamelog.write_held``) and then finished: kept in memory when written,
+    let go of when not."""
 
     db_key: str
     game: gamelog.GameRow

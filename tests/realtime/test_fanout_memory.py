@@ -319,3 +319,36 @@ def test_a_change_committed_while_the_first_socket_joins_is_pushed(
         loop.run_until_complete(scenario())
     finally:
         loop.close()
+
+
+def test_a_retried_socket_action_is_published_again(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retry (the same idempotency key) is answered from the log and published again:
+    its first attempt may have committed and lost its answer (a connection lost
+    mid-statement) before anything was pushed, and the hub looks at a version it already
+    pushed only once more."""
+    from app import realtime
+    from app.services import logins
+
+    gid, users = two_person_game(factory)
+    monkeypatch.setattr(logins, "user_id_for_token", lambda _db, token: int(token))
+    published: list[int] = []
+    monkeypatch.setattr(
+        realtime, "publish", lambda _g, version, _n=False: published.append(version)
+    )
+    with factory() as db:
+        row, state = gamelog.read_current(db, gid)
+    assert state is not None
+    seat = engine.pending(state)[0]["seat"]
+    message = {
+        "type": "action",
+        "action": engine.legal_actions(state, seat)[0],
+        "expected_version": row.version,
+        "idempotency_key": "again",
+    }
+    source = ServiceSource(factory)
+    first = source.submit(gid, users[seat], message, str(users[seat]))
+    again = source.submit(gid, users[seat], message, str(users[seat]))
+    assert first["type"] == again["type"] == "ack" and again["replayed"] is True
+    assert published == [first["version"], first["version"]]
