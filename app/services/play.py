@@ -82,7 +82,6 @@ def submit_action(
     expected_version: int,
     idempotency_key: str | None,
     now: datetime | None = None,
-    held: bool = True,
 ) -> ActionResult:
     """A person's action. The hot path: one locking read of the game and its seats,
     the state from memory, the action and its events appended, the game row updated
@@ -92,15 +91,13 @@ def submit_action(
     On PostgreSQL, when this process wrote the game's last change (and so holds its row
     and state at `expected_version`), the move is first tried without any read, as one
     statement (`_held_move`); the ordinary path below decides whatever that one does not
-    write, every refusal included. `held` False: straight to the ordinary path (a caller
-    that tried the held move already, as the socket does on the event loop)."""
+    write, every refusal included."""
     now = now or utcnow()
     key = idempotency_key or None
-    if held:
-        mover = person(user_id)
-        fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
-        if fast is not None:
-            return fast
+    mover = _person(user_id)
+    fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
+    if fast is not None:
+        return fast
     game = gamelog.lock_row(db, game_id, idempotency_key)
     if idempotency_key:
         prior = game.prior
@@ -178,7 +175,7 @@ def _held_move(
     of the two are the ordinary path's by construction."""
     if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
         return None
-    move = held_move(
+    move = _held_decision(
         gamelog.db_key(db), game_id, expected_version, mover, action, now, user_id, key
     )
     if move is None:
@@ -191,7 +188,7 @@ def _held_move(
     return result
 
 
-def person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
+def _person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
     """The seat a person moves for, if they may move for it now (not while a stand-in
     plays it): `submit_action`'s rule, for the held path."""
 
@@ -203,7 +200,7 @@ def person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
 
 
 @dataclass
-class HeldMove:
+class _HeldMove:
     """A move decided from the row and state this process holds, to be written in one
     statement (``gamelog.write_held``) and then finished: kept in memory when written,
     let go of when not."""
@@ -233,7 +230,7 @@ class HeldMove:
         return decided.result
 
 
-def held_move(
+def _held_decision(
     db_key: str,
     game_id: int,
     expected_version: int,
@@ -242,7 +239,7 @@ def held_move(
     now: datetime,
     user_id: int | None = None,
     key: str | None = None,
-) -> HeldMove | None:
+) -> _HeldMove | None:
     """The move decided from what this process holds of the game at `expected_version`
     (no database), if it is plain; else None."""
     from app import engine
@@ -261,7 +258,7 @@ def held_move(
     if not decided.plain:
         engine.thaw(decided.final)
         return None
-    return HeldMove(db_key, game, digest, decided)
+    return _HeldMove(db_key, game, digest, decided)
 
 
 @dataclass
