@@ -173,77 +173,11 @@ def _held_move(
     that is not plain (a snapshot, the end, a seat's reset), or a database whose row is no
     longer the one held. The ordinary path then reads, decides and answers, so the answers
     of the two are the ordinary path's by construction."""
-    if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
-        return None
-    move = _held_decision(
-        gamelog.db_key(db), game_id, expected_version, mover, action, now, user_id, key
-    )
-    if move is None:
-        return None
-    written = None
-    try:
-        written = gamelog.write_held(db, move.game, expected_version, move.digest, move.appends)
-    finally:
-        result = move.finish(written)
-    return result
-
-
-def _person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
-    """The seat a person moves for, if they may move for it now (not while a stand-in
-    plays it): `submit_action`'s rule, for the held path."""
-
-    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
-        seat = next((s for s in game.seats if s.user_id == user_id), None)
-        return None if seat is None or seat.standin else seat
-
-    return mover
-
-
-@dataclass
-class _HeldMove:
-    """A move decided from the row and state this process holds, to be written in one
-    statement (``gamelog.write_held``) and then finished: kept in memory when written,
-    let go of when not."""
-
-    db_key: str
-    game: gamelog.GameRow
-    digest: str
-    decided: _Decided
-
-    @property
-    def appends(self) -> gamelog.Appends:
-        return self.decided.appends
-
-    def finish(self, written: str | None) -> ActionResult | None:
-        """`written`: the new digest when the statement wrote the move, else None (then
-        the ordinary path decides again)."""
-        from app import engine
-
-        decided = self.decided
-        if written is None:
-            engine.thaw(decided.final)
-            return None
-        gamelog.keep_held(
-            self.db_key, self.game, decided.final, _frame(self.game, decided, written)
-        )
-        decided.result.notified = True
-        return decided.result
-
-
-def _held_decision(
-    db_key: str,
-    game_id: int,
-    expected_version: int,
-    mover: Callable[[gamelog.GameRow], gamelog.SeatRow | None],
-    action: dict[str, Any],
-    now: datetime,
-    user_id: int | None = None,
-    key: str | None = None,
-) -> _HeldMove | None:
-    """The move decided from what this process holds of the game at `expected_version`
-    (no database), if it is plain; else None."""
     from app import engine
 
+    if db.get_bind().dialect.name != "postgresql" or db.in_transaction():
+        return None
+    db_key = gamelog.db_key(db)
     held = gamelog.held(db_key, game_id, expected_version)
     if held is None:
         return None
@@ -255,10 +189,29 @@ def _held_decision(
         decided = _decide(game, state, seat, action, _source(seat), now, user_id, key, frozen=True)
     except ServiceError:
         return None  # the held state may be stale: the ordinary path says what is wrong
-    if not decided.plain:
-        engine.thaw(decided.final)
+    written = None
+    try:
+        if decided.plain:
+            written = gamelog.write_held(db, game, expected_version, digest, decided.appends)
+    finally:
+        if written is None:
+            engine.thaw(decided.final)  # let go of: the ordinary path decides again
+    if written is None:
         return None
-    return _HeldMove(db_key, game, digest, decided)
+    gamelog.keep_held(db_key, game, decided.final, _frame(game, decided, written))
+    decided.result.notified = True
+    return decided.result
+
+
+def _person(user_id: int) -> Callable[[gamelog.GameRow], gamelog.SeatRow | None]:
+    """The seat a person moves for, if they may move for it now (not while a stand-in
+    plays it): `submit_action`'s rule, for the held path."""
+
+    def mover(game: gamelog.GameRow) -> gamelog.SeatRow | None:
+        seat = next((s for s in game.seats if s.user_id == user_id), None)
+        return None if seat is None or seat.standin else seat
+
+    return mover
 
 
 @dataclass
