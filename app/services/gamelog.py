@@ -903,7 +903,7 @@ def write_held(
         return None
     raw.autocommit = True  # the statement is its own transaction: no BEGIN, no COMMIT
     try:
-        params = held_params(game, expected, digest, appends)
+        params = _held_params(game, expected, digest, appends)
         got = raw.execute(_HELD_WRITE, params, prepare=True).fetchone()
     except psycopg.errors.UniqueViolation:
         return None  # the idempotency key is taken: the ordinary path answers it
@@ -912,7 +912,7 @@ def write_held(
     return None if got is None else str(got[0])
 
 
-def held_params(game: GameRow, expected: int, digest: str, appends: Appends) -> dict[str, Any]:
+def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) -> dict[str, Any]:
     """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
     from psycopg.types.json import Jsonb
 
