@@ -398,6 +398,8 @@ def test_the_next_position_shows_its_odds_when_the_push_beats_the_ack(
     )
     try:
         wait_js(page, f"Number(document.body.dataset.version || -1) >= {view['version']}")
+        # Over the socket: before it is up the page sends by HTTP, and there is no ack.
+        wait_js(page, "window.imperialGlory.live?.status === 'connected'")
         scope = "#decide-body .taxation"
         for action in (first, second):
             page.locator(f'{scope} button.chip[data-area="{action["area"]}"]').click()
