@@ -232,9 +232,9 @@ class Sock:
                     self.state = msg
                     self.version = max(self.version, int(msg["version"]))
                     self.seen.setdefault(int(msg["version"]), now)
-                    if kind == "update" and "committed_at" in msg and self.stats["measure"]:
-                        into = "cold_latency" if self.cold else "latency"
-                        self.stats[into].append(now - float(msg["committed_at"]))
+                    measured = self.stats["measure"] and not self.cold
+                    if kind == "update" and "committed_at" in msg and measured:
+                        self.stats["latency"].append(now - float(msg["committed_at"]))
                 elif kind in ("ack", "error"):
                     self.acks[str(msg.get("req_id"))] = msg
                 self.changed.set()
@@ -337,7 +337,6 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "messages": 0,
         "latency": [],
         "act": [],
-        "cold_latency": [],
         "cold_act": [],
         "cold_all": [],
         "actions": 0,
