@@ -7,7 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine import grand
-from app.engine.core import State, emit, geo, name, owned, parley_weight, player, seats
+from app.engine.core import (
+    State,
+    emit,
+    faith_allows_claim,
+    geo,
+    name,
+    owned,
+    parley_weight,
+    player,
+    seats,
+)
 from app.engine.economy import close_tax
 
 
@@ -75,7 +85,9 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
 
 
 def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
-    """18.2, 20.42: a claim parley on an owned area with a tie, claimed by another, once per round."""
+    """18.2, 20.42: a claim parley on an owned area with a tie, claimed by another, once
+    per round, on an area the emperor could claim at all (18.12, `faith_allows_claim`:
+    the rule every other way to a claim reads too)."""
     p = player(state, seat)
     if p["accursed"] or len(state["players"]) < 2:
         return []
@@ -87,7 +99,7 @@ def parley_options(state: State, seat: int) -> list[dict[str, Any]]:
             and seat not in area["claims"]
             and any(s != seat for s in area["claims"])
             and a not in p["parleys"]
-            and area["religion"] == p["emperor"]["religion"]
+            and faith_allows_claim(state, seat, a)  # 18.12: the religion family counts
         ):
             out.append({"type": "call_parley", "area": a})
     return out

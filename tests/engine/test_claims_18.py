@@ -212,3 +212,32 @@ def test_18_5_no_limit_to_claims_and_claims_survive_losing_the_area():
     s["players"][KUSHAN]["years_left"] = 0
     s2, _ = endeavour(s, HAN, "conquest", "ferghana", "sogdia", talents=5)
     assert s2["areas"]["sogdia"]["owner"] == HAN and s2["areas"]["sogdia"]["claims"] == [KUSHAN]
+
+
+def test_18_12_the_claim_parley_reads_the_religion_family_as_every_other_claim_does():
+    """18.12 "the same Religion (but not necessarily the same Christian Church)": a
+    Zoroastrian Parthia may call a 20.42 parley on its Armenian-Mazdean Armenia, as it
+    could play Recognition of Claim there; a Buddhist one may not."""
+    from app.engine.content import load_content, using
+    from app.engine.core import faith_allows_claim
+
+    with using(load_content()):  # the shipped map: its religions and their families
+        _parthia_calls_a_parley_on_armenia(faith_allows_claim)
+
+
+def _parthia_calls_a_parley_on_armenia(faith_allows_claim):
+    s = game("four_empires", ("parthia", "rome"))
+    parthia, rome = 0, 1
+    s = turn_of(s, parthia)
+    armenia = s["areas"]["armenia"]
+    assert s["players"][parthia]["emperor"]["religion"] == "zoroastrian"
+    assert armenia["religion"] == "armenian_mazdean"
+    armenia.update(owner=parthia, ties=[parthia], claims=[rome])
+    call = {"type": "call_parley", "area": "armenia"}
+    assert faith_allows_claim(s, parthia, "armenia")
+    assert call in engine.legal_actions(s, parthia)
+    s2, ev = engine.apply(s, parthia, call)
+    assert s2["parley"]["question"] == "claim" and s2["parley"]["area"] == "armenia"
+    s["players"][parthia]["emperor"]["religion"] = "buddhist"  # another family: no claim
+    assert not faith_allows_claim(s, parthia, "armenia")
+    assert call not in engine.legal_actions(s, parthia)
