@@ -22,10 +22,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-## run: set up, migrate the SQLite database and serve on http://$(HOST):$(PORT)
+## run: set up, migrate the SQLite database and serve on http://$(HOST):$(PORT);
+## with no SMTP_HOST its mail goes to the sink data/mail, listed at /dev/mail
+MAIL_SINK ?= data/mail
 run: install
 	$(BIN)/imperial-glory db upgrade
-	$(BIN)/imperial-glory serve --host $(HOST) --port $(PORT)
+	MAIL_SINK=$(MAIL_SINK) $(BIN)/imperial-glory serve --host $(HOST) --port $(PORT)
 
 ## chromium: the browser tests drive Debian's Chromium; install it when missing and we are root
 chromium:

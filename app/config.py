@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     smtp_host: str | None = None
     smtp_port: int = 25
     smtp_from: str = "imperial-glory@localhost"
+    #: with no SMTP_HOST, a directory where mail is written instead (one .eml file each,
+    #: listed at /dev/mail): the development sink `make run` turns on (data/mail).
+    #: Never on a public site: the list is open to anyone (app/services/mailsink.py).
+    mail_sink: str | None = None
     # Webhooks may point at private and loopback addresses (a table on one LAN; tests).
     webhook_allow_private: bool = False
     #: answer the view and an action, the requests of every move, in app/web/fastlane.py
@@ -56,6 +60,15 @@ class Settings(BaseSettings):
     rate_chat: str | None = None
     rate_actions: str | None = None
     rate_reset: str | None = None
+
+    @property
+    def mail_sink_active(self) -> bool:
+        """Mail goes to the development sink (no SMTP server, a sink directory set)."""
+        return not self.smtp_host and bool(self.mail_sink)
+
+    @property
+    def can_mail(self) -> bool:
+        return bool(self.smtp_host) or self.mail_sink_active
 
     @property
     def is_sqlite(self) -> bool:

@@ -312,6 +312,7 @@ def update_preferences(
     notify_turns: bool | None = None,
     daily_digest: bool | None = None,
     allow_private_webhooks: bool = False,
+    notify_standin: bool | None = None,
 ) -> User:
     """Change the notice settings; None leaves a field as it is, "" clears a text field."""
     if email is not None:
@@ -335,6 +336,8 @@ def update_preferences(
         user.notify_turns = notify_turns
     if daily_digest is not None:
         user.daily_digest = daily_digest
+    if notify_standin is not None:
+        user.notify_standin = notify_standin
     db.flush()
     return user
 

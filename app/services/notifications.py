@@ -1,10 +1,16 @@
-"""Notices for people who are away: "your turn" by e-mail (SMTP) and webhook, at most
-one per game per hour, and an optional daily digest of the games waiting for them.
+"""Notices for people who are away: "your turn" by e-mail (SMTP, or the development
+sink of app/services/mailsink.py) and webhook, at most one per game per hour; "a
+stand-in played for you" when a bot takes an absent person's seat; a game's own
+chat-channel hook ("Parthia (alice) to move, 23 h left"); an optional daily digest.
 
 A decision earns a notice once it has waited `TURN_DELAY` (someone at the table
 usually answers sooner, so live players are not mailed). `run_once` runs from the
 web app's background loop in every process; the game-row lock and the notices
-table keep two processes from sending the same notice.
+table keep two processes from sending the same notice. A stand-in notice is queued
+in the stand-in's own transaction (`standin_played`) and sent by the loop.
+
+Webhook bodies carry the message as both ``content`` (what a Discord incoming webhook
+reads) and ``text`` (Slack's), so one URL of either works as it is.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
+from email.utils import formatdate
 from functools import partial
 from typing import Any
 
@@ -22,7 +29,8 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import gamelog, lobby, webhooks
+from app.services import gamelog, lobby, mailsink, webhooks
+from app.services.errors import Invalid
 from app.store.models import Game, Notification, Seat, User
 from app.store.types import utcnow
 
@@ -37,20 +45,42 @@ DIGEST_EVERY = timedelta(hours=24)
 
 
 def send_email(settings: Settings, to: str, subject: str, body: str) -> None:
-    if not settings.smtp_host:
+    """By SMTP, or into the development sink when no SMTP server is configured."""
+    if not settings.can_mail:
         raise RuntimeError("no SMTP server is configured (SMTP_HOST)")
     message = EmailMessage()
     message["From"] = settings.smtp_from
     message["To"] = to
     message["Subject"] = subject
+    message["Date"] = formatdate(localtime=False)
     message.set_content(body)
-    with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
-        smtp.send_message(message)
+    if settings.smtp_host:
+        with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
+            smtp.send_message(message)
+    else:
+        mailsink.deliver(settings.mail_sink or "", message)
+
+
+def chat_payload(text: str, **fields: Any) -> dict[str, Any]:
+    """A webhook body both Discord (``content``) and Slack (``text``) incoming webhooks
+    accept; the other fields are for a receiver of one's own (both services ignore
+    them)."""
+    return {"content": text, "text": text, **fields}
+
+
+def time_left(span: timedelta) -> str:
+    """ "23 h left", "14 min left": a whole number, rounded down."""
+    seconds = span.total_seconds()
+    if seconds >= 2 * 3600:
+        return f"{int(seconds // 3600)} h left"
+    if seconds >= 60:
+        return f"{int(seconds // 60)} min left"
+    return "less than a minute left"
 
 
 def channels(user: User, settings: Settings) -> list[str]:
     found = []
-    if user.email and settings.smtp_host:
+    if user.email and settings.can_mail:
         found.append("email")
     if user.webhook_url:
         found.append("webhook")
@@ -139,7 +169,7 @@ def owed_turn_notices(db: Session, game: Game, now: datetime) -> list[tuple[Seat
             continue  # a game with no clock
         seat = next((s for s in game.seats if s.index == int(key)), None)
         if seat is None or seat.user is None or not seat.user.notify_turns:
-            continue
+            continue  # (the table's own hook is claim_table's, whatever this says)
         started = prompt_started(game, deadline)
         if now - started < TURN_DELAY:
             continue
@@ -163,18 +193,213 @@ def claim_game(db: Session, game_id: int, settings: Settings, now: datetime) -> 
         url = f"{settings.base_url.rstrip('/')}/games/{game.id}"
         subject = f"Imperial Glory: your move in {summary['scenario_name']} #{game.id}"
         body = (
-            f"{user.username}, the table is waiting for you ({seat.power}).\n\n"
+            f"{user.username}, the table is waiting for you: {table_line(seat, deadline, now)}.\n\n"
             f"Decide before {deadline:%Y-%m-%d %H:%M} UTC, or the default applies.\n\n{url}\n"
         )
-        payload = {
-            "text": f"{user.username}: your move in {summary['scenario_name']} #{game.id} — {url}",
-            "game_id": game.id,
-            "seat": seat.index,
-            "deadline": deadline.isoformat(),
-            "url": url,
-        }
+        payload = chat_payload(
+            f"{user.username}: your move in {summary['scenario_name']} #{game.id} — {url}",
+            game_id=game.id,
+            seat=seat.index,
+            deadline=deadline.isoformat(),
+            url=url,
+        )
         jobs += claim(db, settings, user, game.id, "turn", subject, body, payload)
-    return jobs
+    return jobs + claim_table(db, game, settings, now)
+
+
+# --------------------------------------------------------------------------- the table's hook
+
+
+def table_line(seat: Seat, deadline: datetime | None, now: datetime) -> str:
+    """ "Parthia (alice) to move, 23 h left"."""
+    power = lobby.power_name_or_none(seat) or f"Seat {seat.index + 1}"
+    name = seat.user.username if seat.user else "a bot"
+    left = time_left(deadline - now) if deadline is not None else "no clock"
+    return f"{power} ({name}) to move, {left}"
+
+
+def table_payload(game: Game, lines: list[str], url: str) -> dict[str, Any]:
+    summary = lobby.game_summary(game)
+    title = f"{summary['scenario_name']} #{game.id}"
+    return chat_payload(f"{title}: " + "; ".join(lines) + f" — {url}", game_id=game.id, url=url)
+
+
+def last_table_notice(db: Session, game_id: int, user_id: int) -> datetime | None:
+    return db.scalar(
+        select(func.max(Notification.created_at)).where(
+            Notification.user_id == user_id,
+            Notification.game_id == game_id,
+            Notification.kind == "table",
+        )
+    )
+
+
+def claim_table(db: Session, game: Game, settings: Settings, now: datetime) -> list[Job]:
+    """One post to the game's own hook naming every person whose decision has waited
+    a minute (once per decision, at most once an hour per seat)."""
+    if not game.webhook_url:
+        return []
+    owed: list[tuple[Seat, datetime]] = []
+    for key, deadline in (game.deadlines or {}).items():
+        seat = next((s for s in game.seats if s.index == int(key)), None)
+        if deadline is None or seat is None or seat.user is None:
+            continue
+        started = prompt_started(game, deadline)
+        if now - started < TURN_DELAY:
+            continue
+        last = last_table_notice(db, game.id, seat.user.id)
+        if last is not None and (last >= started or now - last < PER_GAME_GAP):
+            continue
+        owed.append((seat, datetime.fromisoformat(deadline)))
+    if not owed:
+        return []
+    url = f"{settings.base_url.rstrip('/')}/games/{game.id}"
+    payload = table_payload(game, [table_line(s, d, now) for s, d in owed], url)
+    first = None
+    for seat, _ in owed:
+        assert seat.user is not None
+        row = Notification(user_id=seat.user.id, game_id=game.id, kind="table", channel="webhook")
+        db.add(row)
+        db.flush()
+        first = first or row.id
+    assert first is not None
+    return [Job(first, "webhook", game.webhook_url, "", "", payload)]
+
+
+def set_table_hook(db: Session, game: Game, user_id: int, url: str, allow_private: bool) -> None:
+    """A seated person sets (or, with "", clears) the game's chat-channel hook."""
+    if lobby.seat_of(game, user_id) is None:
+        raise Invalid("Only the people seated at this table can set its webhook.")
+    url = url.strip()
+    if len(url) > 500:
+        raise Invalid("That URL is too long.", field="webhook_url")
+    if url:
+        try:
+            webhooks.check_saved(url, allow_private)
+        except webhooks.UnsafeWebhook as exc:
+            raise Invalid(str(exc), field="webhook_url") from exc
+    game.webhook_url = url or None
+    db.flush()
+
+
+def table_test(game: Game, username: str, settings: Settings) -> Callable[[], None]:
+    """The test post to the game's hook, ready to send (after the caller has ended its
+    transaction: nothing stays open while a remote server answers). Raises Invalid
+    when the table has no hook."""
+    if not game.webhook_url:
+        raise Invalid("This table has no webhook yet: save one first.", field="webhook_url")
+    url = f"{settings.base_url.rstrip('/')}/games/{game.id}"
+    summary = lobby.game_summary(game)
+    text = (
+        f"{summary['scenario_name']} #{game.id}: a test from {username}. This channel will "
+        f'hear whose move it is ("Parthia (alice) to move, 23 h left"). {url}'
+    )
+    target, payload = game.webhook_url, chat_payload(text, game_id=game.id, url=url, test=True)
+    return partial(
+        _deliver_test,
+        partial(webhooks.post, target, payload, settings.webhook_allow_private),
+    )
+
+
+def test_personal(user: User, channel: str, settings: Settings) -> None:
+    """Send the user a test notice by e-mail or on their own webhook now."""
+    url = f"{settings.base_url.rstrip('/')}/account"
+    text = f"{user.username}, this is a test notice from Imperial Glory. Your settings: {url}"
+    if channel == "email":
+        if not user.email:
+            raise Invalid("Save an e-mail address first.", field="email")
+        if not settings.can_mail:
+            raise Invalid("This server sends no e-mail (its operator set no SMTP_HOST).")
+        _deliver_test(
+            lambda: send_email(settings, user.email or "", "Imperial Glory: a test notice", text)
+        )
+    else:
+        if not user.webhook_url:
+            raise Invalid("Save a webhook URL first.", field="webhook_url")
+        _deliver_test(
+            lambda: webhooks.post(
+                user.webhook_url or "",
+                chat_payload(text, url=url, test=True),
+                settings.webhook_allow_private,
+            )
+        )
+
+
+def _deliver_test(send_now: Callable[[], None]) -> None:
+    try:
+        send_now()
+    except webhooks.UnsafeWebhook as exc:
+        raise Invalid(str(exc)) from exc
+    except Exception as exc:  # the person should see why, in plain words
+        raise Invalid(f"The test did not go through: {type(exc).__name__}: {exc}"[:300]) from exc
+
+
+# --------------------------------------------------------------------------- stand-in notices
+
+
+def standin_played(db: Session, game: Game, seat: Seat) -> None:
+    """Queue "you are away and a stand-in played" for the seat's person (in the
+    caller's transaction, so it goes out only if the stand-in does); the notice loop
+    sends it. Called where a stand-in takes a seat (app/services/standins.py)."""
+    user = db.get(User, seat.user_id) if seat.user_id is not None else None
+    if user is None or not user.notify_standin:
+        return
+    for channel in ("email", "webhook"):
+        if (channel == "email" and user.email) or (channel == "webhook" and user.webhook_url):
+            db.add(
+                Notification(
+                    user_id=user.id,
+                    game_id=game.id,
+                    kind="standin",
+                    channel=channel,
+                    status="queued",
+                )
+            )
+    db.flush()
+
+
+def standin_job(db: Session, row: Notification, settings: Settings) -> Job | None:
+    """The message of a queued stand-in notice, or None when there is no one to tell."""
+    user = db.get(User, row.user_id)
+    game = db.get(Game, row.game_id) if row.game_id is not None else None
+    if user is None or game is None:
+        return None
+    seat = lobby.seat_of(game, user.id)
+    power = (lobby.power_name_or_none(seat) if seat else None) or "your power"
+    summary = lobby.game_summary(game)
+    title = f"{summary['scenario_name']} #{game.id}"
+    url = f"{settings.base_url.rstrip('/')}/games/{game.id}"
+    subject = f"Imperial Glory: you are away, a bot plays {power} for you in {title}"
+    body = (
+        f"{user.username}, you were away when {title} needed you, so a stand-in bot "
+        f"now plays {power} for you; the table goes on.\n\n"
+        f"Take your seat back at any time by making a move:\n\n{url}\n\n"
+        f"Standing orders (what to do when attacked, how to vote) let the server answer "
+        f"for you next time: {url}/orders\n"
+    )
+    text = f"{user.username}: you are away, a bot plays {power} for you in {title} — {url}"
+    target = user.email if row.channel == "email" else user.webhook_url
+    if not target:
+        return None
+    return Job(
+        row.id, row.channel, target, subject, body, chat_payload(text, game_id=game.id, url=url)
+    )
+
+
+def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:
+    """Take one queued notice (atomically: one process wins) and build its message."""
+    taken = db.execute(
+        update(Notification)
+        .where(Notification.id == row_id, Notification.status == "queued")
+        .values(status="sending")
+    )
+    if getattr(taken, "rowcount", 0) != 1:
+        return []
+    row = db.get(Notification, row_id)
+    job = standin_job(db, row, settings) if row is not None else None
+    if job is None and row is not None:
+        row.status, row.error = "failed", "nobody to tell"
+    return [job] if job is not None else []
 
 
 def candidate_games(db: Session, now: datetime) -> list[int]:
@@ -220,7 +445,7 @@ def claim_digest(db: Session, user_id: int, settings: Settings, now: datetime) -
     base = settings.base_url.rstrip("/")
     lines = [f"- {g.scenario} #{g.id}: {base}/games/{g.id}" for g in games]
     body = f"{user.username}, {len(games)} game(s) are waiting for you:\n\n" + "\n".join(lines)
-    payload = {"text": body, "games": [g.id for g in games]}
+    payload = chat_payload(body, games=[g.id for g in games])
     return claim(db, settings, user, None, "digest", "Imperial Glory: your games", body, payload)
 
 
@@ -242,7 +467,14 @@ def run_once(
                 )
             )
         )
+        queued = list(
+            db.scalars(select(Notification.id).where(Notification.status == "queued").limit(100))
+        )
     sent = 0
+    for row_id in queued:
+        sent += _claim_and_send(
+            factory, settings, partial(claim_queued, row_id=row_id, settings=settings)
+        )
     for game_id in game_ids:
         sent += _claim_and_send(
             factory, settings, partial(claim_game, game_id=game_id, settings=settings, now=now)

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from app.services import notifications
 from app.store.models import Action, Event, Game, Seat
 
 
@@ -39,6 +40,7 @@ def announce_standin(db: Session, game: Game, seat: Seat, missed: int) -> None:
         "standin",
         {"seat": seat.index, "missed": missed},
     )
+    notifications.standin_played(db, game, seat)
 
 
 def announce_default(db: Session, game: Game, seat: Seat, action: dict[str, Any]) -> None:

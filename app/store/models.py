@@ -62,6 +62,8 @@ class User(Base):
     webhook_url: Mapped[str | None] = mapped_column(String(500), default=None)
     #: "your turn" notices (e-mail and webhook), at most one per game per hour
     notify_turns: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    #: a notice when a stand-in took this user's seat (they were away or out of time)
+    notify_standin: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: one e-mail a day listing the games waiting for this user
     daily_digest: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
@@ -134,6 +136,9 @@ class Game(Base):
     #: `outcome` (which stays exactly what the engine says, so a record verifies):
     #: {"standin": {seat: decisions}, "defaulted": {seat: n}, "rated": {user: [before, after]}}
     result_notes: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    #: the table's chat-channel hook (Discord or Slack incoming webhook): "Parthia to
+    #: move"; seen and set by the people seated only (it lets anyone post to the channel)
+    webhook_url: Mapped[str | None] = mapped_column(String(500), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
@@ -273,11 +278,11 @@ class Notification(Base):
     game_id: Mapped[int | None] = mapped_column(
         ForeignKey("games.id", ondelete="CASCADE"), default=None
     )
-    #: turn | digest
+    #: turn | digest | standin | table (a game's chat-channel hook)
     kind: Mapped[str] = mapped_column(String(16))
     #: email | webhook
     channel: Mapped[str] = mapped_column(String(16))
-    #: sending | sent | failed
+    #: queued (to send by the notice loop) | sending | sent | failed
     status: Mapped[str] = mapped_column(String(16), default="sending")
     error: Mapped[str | None] = mapped_column(Text, default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

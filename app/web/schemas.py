@@ -157,6 +157,7 @@ class PreferencesBody(BaseModel):
     webhook_url: str | None = Field(default=None, max_length=500)
     notify_turns: bool | None = None
     daily_digest: bool | None = None
+    notify_standin: bool | None = None
 
 
 class DefendOrder(BaseModel):

@@ -219,3 +219,127 @@ def test_a_webhook_to_a_private_address_is_never_posted(
         rows = list(db.scalars(select(Notification).where(Notification.game_id == gid)))
         assert [(r.channel, r.status) for r in rows] == [("webhook", "failed")]
         assert "public address" in (rows[0].error or "")
+
+
+# --------------------------------------------------------------------------- a table's own hook
+
+
+def test_the_tables_hook_names_whose_move_it_is(
+    factory: sessionmaker[Session], smtp: tuple[Mailbox, int], webhook: Any
+) -> None:
+    """The game's chat-channel hook hears "<Power> (<name>) to move, N h left" with the
+    game's link, as both Discord's `content` and Slack's `text`; once per decision,
+    whatever the person's own settings."""
+    box, port = smtp
+    hooks, hook_url = webhook
+    settings = settings_for(port)
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        notifications.set_table_hook(db, game, game.host_id, hook_url, allow_private=True)
+        (seat_key, deadline), *_ = game.deadlines.items()
+        waiting = next(s for s in game.seats if s.index == int(seat_key))
+        assert waiting.user is not None
+        waiting.user.notify_turns = False  # her own notices are off: the table still hears
+        power = lobby.power_name_or_none(waiting)
+        name = waiting.user.username
+        started = notifications.prompt_started(game, deadline)
+        db.commit()
+    assert notifications.run_once(factory, settings, started + timedelta(seconds=30)) == 0
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=2)) == 1
+    assert box.messages == [] and len(hooks) == 1
+    body = hooks[0]
+    assert body["content"] == body["text"]
+    assert f"{power} ({name}) to move, 23 h left" in body["text"]
+    assert body["text"].endswith(f"http://table.example/games/{gid}")
+    assert body["game_id"] == gid
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=90)) == 0
+    with factory() as db:
+        kinds = [
+            (r.kind, r.channel, r.status)
+            for r in db.scalars(select(Notification).where(Notification.game_id == gid))
+        ]
+    assert kinds == [("table", "webhook", "sent")]
+
+
+def test_only_a_seated_person_sets_the_tables_hook(factory: sessionmaker[Session]) -> None:
+    from app.services.errors import Invalid
+
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        stranger = accounts.signup(db, "mallory", "correct horse 1")
+        with pytest.raises(Invalid, match="seated"):
+            notifications.set_table_hook(db, game, stranger.id, "https://hooks.example/x", False)
+        with pytest.raises(Invalid, match="public address"):
+            notifications.set_table_hook(db, game, game.host_id, "http://127.0.0.1:9/x", False)
+        with pytest.raises(Invalid, match="http"):
+            notifications.set_table_hook(db, game, game.host_id, "ftp://hooks.example/x", False)
+        notifications.set_table_hook(db, game, game.host_id, " https://hooks.example/x ", False)
+        assert game.webhook_url == "https://hooks.example/x"
+        notifications.set_table_hook(db, game, game.host_id, "", False)
+        assert game.webhook_url is None
+        with pytest.raises(Invalid, match="no webhook"):
+            notifications.table_test(game, "alice", settings_for(25))
+
+
+def test_time_left_reads_plainly() -> None:
+    assert notifications.time_left(timedelta(hours=23, minutes=59)) == "23 h left"
+    assert notifications.time_left(timedelta(minutes=119)) == "119 min left"
+    assert notifications.time_left(timedelta(minutes=4, seconds=59)) == "4 min left"
+    assert notifications.time_left(timedelta(seconds=20)) == "less than a minute left"
+
+
+# --------------------------------------------------------------------------- stand-ins, the sink
+
+
+def test_a_standin_is_announced_by_mail_into_the_sink(
+    factory: sessionmaker[Session], tmp_path: Any
+) -> None:
+    """With no SMTP server and a sink directory, mail lands in the sink; a stand-in taking
+    an absent person's seat queues "you are away" in the same transaction, sent once."""
+    from app.services import gamelog, mailsink, standins
+
+    sink = str(tmp_path / "mail")
+    settings = Settings(smtp_host=None, mail_sink=sink, base_url="http://table.example")
+    assert settings.mail_sink_active and settings.can_mail
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = gamelog.lock_game(db, gid)
+        seat = next(s for s in game.seats if str(s.index) in game.deadlines)
+        assert seat.user is not None
+        email, power = seat.user.email, lobby.power_name_or_none(seat)
+        started = notifications.prompt_started(game, game.deadlines[str(seat.index)])
+        standins.announce_standin(db, game, seat, 3)
+        db.commit()
+    # Before TURN_DELAY no turn notice is owed: only the queued stand-in notice goes out.
+    assert notifications.run_once(factory, settings, started + timedelta(seconds=5)) == 1
+    mails = mailsink.read(sink)
+    assert len(mails) == 1 and mails[0].to == email
+    assert mails[0].subject.startswith(f"Imperial Glory: you are away, a bot plays {power} for")
+    assert mails[0].subject.endswith(f" #{gid}")
+    assert f"http://table.example/games/{gid}" in mails[0].body
+    assert "Take your seat back" in mails[0].body
+    assert notifications.run_once(factory, settings, started + timedelta(seconds=10)) == 0
+    assert len(mailsink.read(sink)) == 1
+    # Someone who turned these notices off hears nothing.
+    with factory() as db:
+        game = gamelog.lock_game(db, gid)
+        seat = next(s for s in game.seats if str(s.index) in game.deadlines)
+        assert seat.user is not None
+        accounts.update_preferences(db, seat.user, notify_standin=False)
+        standins.announce_standin(db, game, seat, 4)
+        db.commit()
+    assert notifications.run_once(factory, settings, started + timedelta(seconds=15)) == 0
+    assert len(mailsink.read(sink)) == 1
+
+
+def test_no_mail_is_sent_anywhere_without_smtp_or_sink() -> None:
+    settings = Settings(smtp_host=None, mail_sink=None)
+    assert not settings.can_mail
+    with pytest.raises(RuntimeError, match="SMTP"):
+        notifications.send_email(settings, "a@example.org", "s", "b")
+    # An SMTP server, when set, wins over the sink.
+    assert not Settings(smtp_host="mail.example", mail_sink="x").mail_sink_active

@@ -56,6 +56,7 @@ def user_json(user: User) -> dict[str, Any]:
         "webhook_url": user.webhook_url,
         "notify_turns": user.notify_turns,
         "daily_digest": user.daily_digest,
+        "notify_standin": user.notify_standin,
     }
 
 
@@ -218,7 +219,10 @@ def me(login: Login) -> dict[str, Any]:
     return login_json(login)
 
 
-@router.patch("/me", summary="Change your notice settings (e-mail, webhook, turn notices, digest)")
+@router.patch(
+    "/me",
+    summary="Change your notice settings (e-mail, webhook, turn and stand-in notices, digest)",
+)
 def update_me(
     body: PreferencesBody, db: DB, login: CsrfChecked, settings: SettingsDep
 ) -> dict[str, Any]:
@@ -230,6 +234,7 @@ def update_me(
         body.notify_turns,
         body.daily_digest,
         allow_private_webhooks=settings.webhook_allow_private,
+        notify_standin=body.notify_standin,
     )
     db.commit()
     return login_json(login)

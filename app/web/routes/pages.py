@@ -231,6 +231,7 @@ def account_form(
     webhook_url: Annotated[str, Form()] = "",
     notify_turns: Annotated[str | None, Form()] = None,
     daily_digest: Annotated[str | None, Form()] = None,
+    notify_standin: Annotated[str | None, Form()] = None,
     csrf_token: CsrfField = None,
 ) -> Response:
     if login is None:
@@ -246,6 +247,7 @@ def account_form(
             notify_turns is not None,
             daily_digest is not None,
             allow_private_webhooks=settings.webhook_allow_private,
+            notify_standin=notify_standin is not None,
         )
         db.commit()
     except ServiceError as exc:
