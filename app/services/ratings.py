@@ -7,6 +7,12 @@ starts at 1000 and a rating only grows with evidence. Bots take part in the upda
 at a fixed rating per level (they are never rated themselves), so beating a bot moves
 a rating less than beating a stronger person would.
 
+Only a game between people is rated: the tutorial and a game with no other person in it
+(one person against bots) change nothing (``unrated_reason``), as a teaching win is no
+evidence of strength. A rating is *provisional* (shown with a "?", as lichess marks one)
+until its holder has finished ``PROVISIONAL_GAMES`` rated games: until then one result
+moves it by 100 points or more.
+
 Services never commit: the caller's transaction owns the change.
 """
 
@@ -27,6 +33,9 @@ MU, SIGMA = 25.0, 25.0 / 3
 #: the fixed rating of each bot level in a rating update (they are never updated)
 BOT_MU = {"random": 12.0, "novice": 18.0, "heuristic": 25.0, "standard": 25.0, "strong": 30.0}
 BOT_SIGMA = 2.0
+#: a rating is provisional ("1138?") until this many rated games are finished: by then
+#: sigma has fallen from 8.3 to about 7 and a game moves the shown rating by ~100, not 200
+PROVISIONAL_GAMES = 5
 #: seen within this long counts as online in the lobby
 ONLINE_FOR = timedelta(minutes=5)
 #: presence is written at most this often per user (a page load is not a write)
@@ -36,6 +45,49 @@ SEEN_EVERY = timedelta(seconds=60)
 def shown(mu: float, sigma: float) -> int:
     """The rating players see: 1000 for a newcomer, rising as the evidence grows."""
     return round(1000 + 40 * ((mu - 3 * sigma) - (MU - 3 * SIGMA)))
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A rating as pages show it: ``str()`` is "1138", or "1138?" while provisional."""
+
+    value: int
+    games: int
+
+    @property
+    def provisional(self) -> bool:
+        return self.games < PROVISIONAL_GAMES
+
+    @property
+    def title(self) -> str:
+        """The tooltip: what the number is, and why it may carry a "?"."""
+        if self.provisional:
+            return (
+                f"Provisional rating: {self.games} of {PROVISIONAL_GAMES} rated games played "
+                "(games between people; the tutorial and games against bots only are unrated)"
+            )
+        return f"Rating (openskill) after {self.games} rated games"
+
+    def __str__(self) -> str:
+        return f"{self.value}?" if self.provisional else str(self.value)
+
+
+NEWCOMER = Rating(shown(MU, SIGMA), 0)
+
+
+def rating_of(stats: PlayerStats | None) -> Rating:
+    return Rating(shown(stats.mu, stats.sigma), stats.games) if stats else NEWCOMER
+
+
+def unrated_reason(game: Game) -> str | None:
+    """Why `game` does not move ratings (None: it does): the tutorial, or no other
+    person at the table (bots and stand-ins are not evidence of a person's strength)."""
+    if (game.options or {}).get("tutorial") or game.scenario == "tutorial":
+        return "the tutorial"
+    people = {s.user_id for s in game.seats if s.user_id is not None}
+    if len(people) < 2:
+        return "no other person at the table"
+    return None
 
 
 def stats_for(db: Session, user_id: int, lock: bool = False) -> PlayerStats:
@@ -56,25 +108,32 @@ def stats_for(db: Session, user_id: int, lock: bool = False) -> PlayerStats:
     return stats
 
 
-def ratings_of(db: Session, user_ids: list[int]) -> dict[int, int]:
-    """user id -> shown rating (1000 for one never rated)."""
+def ratings_of(db: Session, user_ids: list[int]) -> dict[int, Rating]:
+    """user id -> shown rating (1000, provisional, for one never rated)."""
     if not user_ids:
         return {}
     rows = db.scalars(select(PlayerStats).where(PlayerStats.user_id.in_(user_ids)))
-    found = {r.user_id: shown(r.mu, r.sigma) for r in rows}
-    return {uid: found.get(uid, shown(MU, SIGMA)) for uid in user_ids}
+    found = {r.user_id: rating_of(r) for r in rows}
+    return {uid: found.get(uid, NEWCOMER) for uid in user_ids}
 
 
 def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
     """Update the rating of every person seated in finished `game` from its ranking.
     Returns user id -> (rating before, rating after). Idempotent: a game is rated once
-    (its ``result_notes`` keep ``rated``)."""
+    (its ``result_notes`` keep ``rated``). A game `unrated_reason` names changes no
+    rating: its notes keep ``unrated`` (the reason) instead."""
     from openskill.models import PlackettLuce
 
     outcome = game.outcome or {}
     notes = dict(game.result_notes or {})
     ranking = [int(s) for s in outcome.get("ranking") or []]
-    if game.status != "finished" or not ranking or "rated" in notes:
+    if game.status != "finished" or not ranking or "rated" in notes or "unrated" in notes:
+        return {}
+    reason = unrated_reason(game)
+    if reason is not None:
+        notes["unrated"] = reason
+        game.result_notes = notes
+        db.flush()
         return {}
     model = PlackettLuce(mu=MU, sigma=SIGMA)
     by_index = {s.index: s for s in game.seats}
@@ -133,10 +192,7 @@ def online(db: Session, now: datetime | None = None, limit: int = 50) -> list[di
         .order_by(PlayerStats.last_seen_at.desc())
         .limit(limit)
     )
-    return [
-        {"username": r.user.username, "rating": shown(r.mu, r.sigma), "games": r.games}
-        for r in rows
-    ]
+    return [{"username": r.user.username, "rating": rating_of(r), "games": r.games} for r in rows]
 
 
 # --------------------------------------------------------------------------- profiles
@@ -145,11 +201,21 @@ def online(db: Session, now: datetime | None = None, limit: int = 50) -> list[di
 @dataclass
 class Profile:
     user: User
-    rating: int
-    games: int
-    wins: int
+    rating: Rating
+    games: int  # rated games finished
+    wins: int  # of those
     online: bool
     history: list[dict[str, Any]]
+
+    @property
+    def rated(self) -> list[dict[str, Any]]:
+        """The games that move (or moved) the rating."""
+        return [h for h in self.history if h["rated"]]
+
+    @property
+    def unrated(self) -> list[dict[str, Any]]:
+        """The tutorial and games against bots only."""
+        return [h for h in self.history if not h["rated"]]
 
 
 def profile(db: Session, username: str, viewer_id: int | None = None) -> Profile | None:
@@ -176,7 +242,7 @@ def profile(db: Session, username: str, viewer_id: int | None = None) -> Profile
     now = utcnow()
     return Profile(
         user=user,
-        rating=shown(stats.mu, stats.sigma) if stats else shown(MU, SIGMA),
+        rating=rating_of(stats),
         games=stats.games if stats else 0,
         wins=stats.wins if stats else 0,
         online=bool(stats and stats.last_seen_at and now - stats.last_seen_at < ONLINE_FOR),
@@ -195,6 +261,8 @@ def game_line(game: Game, user_id: int) -> dict[str, Any]:
     score = (outcome.get("scores") or {}).get(str(seat.index)) or {}
     notes = game.result_notes or {}
     change = (notes.get("rated") or {}).get(str(user_id))
+    # a game rated before the tutorial and bot-only games were unrated stays rated
+    unrated = None if "rated" in notes else notes.get("unrated") or unrated_reason(game)
     standin = int((notes.get("standin") or {}).get(str(seat.index), 0))
     return {
         "id": game.id,
@@ -206,6 +274,8 @@ def game_line(game: Game, user_id: int) -> dict[str, Any]:
         "of": len(game.seats),
         "vp": score.get("total") if isinstance(score, dict) else None,
         "rating_change": (change[1] - change[0]) if change else None,
+        "rated": unrated is None,
+        "unrated_reason": unrated,
         "standin": standin,
         "finished_at": game.finished_at,
     }

@@ -155,7 +155,7 @@ def test_ratings_move_after_every_finished_game_and_show_in_profiles(
         db.commit()
         assert [p["username"] for p in ratings.online(db)] == ["alice"]
         found = ratings.profile(db, "ALICE", bob.id)
-        assert found is not None and found.online and found.rating == changes[alice.id][1]
+        assert found is not None and found.online and found.rating.value == changes[alice.id][1]
         assert found.history[0]["place"] == 1 and found.history[0]["rating_change"] > 0
 
 

@@ -107,7 +107,8 @@ def player_page(request: Request, username: str, db: DB, login: Login) -> Respon
         return render(
             request, "error.html", {"message": f"There is no player {username!r}."}, login, 404
         )
-    return render(request, "profile.html", {"profile": found}, login)
+    ctx = {"profile": found, "provisional_games": ratings.PROVISIONAL_GAMES}
+    return render(request, "profile.html", ctx, login)
 
 
 @router.get("/favicon.ico")
