@@ -37,7 +37,7 @@ from app.web.deps import publish
 from app.web.fastlane import PlayFastLane
 from app.web.limits import BodyLimits
 from app.web.ratelimit import retry_after
-from app.web.routes import api, health, notices, pages, play_api
+from app.web.routes import api, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
 
 log = logging.getLogger(__name__)
@@ -267,6 +267,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(play_api.router)  # first: the routes of every move
     app.include_router(api.router)
+    app.include_router(review.router)  # a game's result explained, the catch-up
     app.include_router(pages.router)
     app.include_router(notices.router)  # a table's hook, test notices, /dev/mail
     app.include_router(play_pages.router)  # the game page and /rules

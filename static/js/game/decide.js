@@ -5,6 +5,7 @@ import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 import { renderExplain, renderDrawOdds } from "./explain.js";
 import { GrandDiplomacy } from "./grand.js";
 import { diploEffect, helpFor, helpLine, voteMeaning } from "./politics.js";
+import { renderOutcome } from "./result.js";
 
 // Results that leave the defender untouched: nothing happens, the attacker's own base
 // suffers (-1B), or the plot is exposed (EXP). See RESULT_TEXT in app/engine/rules.py.
@@ -212,24 +213,9 @@ export class Decisions {
     this.focusedOnce = true;
   }
 
+  /** The end screen (result.js): the ranking explained, column by column. */
   outcome(out) {
-    const ranking = out.ranking || [];
-    const scores = out.scores || {};
-    const total = (seat) => {
-      const sc = scores[seat] ?? scores[String(seat)];
-      if (typeof sc !== "object" || !sc) return `${sc ?? ""} VP`;
-      const level = Number(sc.level ?? 0);
-      return level ? `${sc.total} VP, level ${level}, standing ${sc.standing}` : `${sc.total ?? sc.vp ?? ""} VP`;
-    };
-    return el("div", { class: "outcome" },
-      el("h3", {}, out.winner !== undefined && out.winner !== null ? `${this.ctx.seatName(out.winner)} wins` : "The game is over"),
-      ranking.length ? el("ol", {}, ranking.map((r) => {
-        const seat = r && typeof r === "object" ? r.seat : r;
-        return el("li", { "data-seat": String(seat) }, `${this.ctx.seatName(seat)} — ${total(seat)}`, standinNote(this.state.result_notes, seat));
-      })) : null,
-      out.solitaire_rating ? el("p", {}, "Solitaire rating: ", typeof out.solitaire_rating === "object"
-        ? Object.entries(out.solitaire_rating).map(([s, r]) => `${this.ctx.seatName(Number(s))} ${r}`).join(" · ")
-        : humanize(out.solitaire_rating)) : null);
+    return renderOutcome(out, this.ctx, this.state);
   }
 
   waitingText() {

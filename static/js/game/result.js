@@ -1,0 +1,85 @@
+// The end screen: the seats ranked by what decides the game (rules 26.2), a table of VP,
+// victory level, standing and the tie-break, each column explained in one line with a
+// link to its rule, and the solitaire rating said for what it measures. The words come
+// from the server (GET /api/games/{id}/result, app/services/results.py); until they
+// arrive the engine's ranking is shown as it is.
+import { el, fill, ruleLink } from "./dom.js";
+import { standinNote } from "./decide.js";
+
+const cache = new Map(); // game id -> the result table (a finished game's never changes)
+
+async function load(gameId) {
+  if (cache.has(gameId)) return cache.get(gameId);
+  const response = await fetch(`/api/games/${gameId}/result`, { credentials: "same-origin",
+    headers: { Accept: "application/json" } });
+  if (!response.ok) throw new Error(`result ${response.status}`);
+  const table = await response.json();
+  cache.set(gameId, table);
+  return table;
+}
+
+/** The end screen for `out` (the engine's outcome) in the decision panel. */
+export function renderOutcome(out, ctx, state) {
+  const node = el("div", { class: "outcome", "aria-live": "polite" });
+  const gameId = state.game_id ?? ctx.meta?.game_id;
+  const table = cache.get(gameId);
+  if (table) return drawTable(node, table, ctx, state);
+  drawPlain(node, out, ctx, state);
+  if (state.status === "finished" && gameId !== undefined) {
+    load(gameId).then((t) => { if (node.isConnected) drawTable(node, t, ctx, state); }).catch(() => {});
+  }
+  return node;
+}
+
+/** The engine's ranking alone (a replay's last step, or before the words arrive). */
+function drawPlain(node, out, ctx, state) {
+  const ranking = out.ranking || [];
+  const scores = out.scores || {};
+  return fill(node,
+    el("h3", {}, out.winner !== undefined && out.winner !== null ? `${ctx.seatName(out.winner)} wins` : "The game is over"),
+    ranking.length ? el("ol", {}, ranking.map((seat) => {
+      const sc = scores[seat] ?? scores[String(seat)] ?? {};
+      const total = sc.total ?? sc.vp ?? "?";
+      return el("li", { "data-seat": String(seat) },
+        `${ctx.seatName(seat)} — ${total} VP${sc.standing !== undefined ? `, standing ${sc.standing}` : ""}`,
+        standinNote(state.result_notes, seat));
+    })) : null);
+}
+
+function columnHead(col) {
+  return el("th", { scope: "col", title: col.text }, col.label);
+}
+
+function vpTitle(parts) {
+  return Object.entries(parts || {}).map(([k, v]) => `${k} ${v}`).join(" · ");
+}
+
+function drawTable(node, t, ctx, state) {
+  node.classList.add("result");
+  const cols = Object.fromEntries(t.columns.map((c) => [c.key, c]));
+  const mine = state.seat;
+  const rows = t.rows.map((r) => el("tr", { "data-seat": String(r.seat), class: r.seat === mine ? "me" : null },
+    el("td", { class: "num place" }, String(r.place)),
+    el("th", { scope: "row" }, r.power, r.player ? el("span", { class: "who" }, ` (${r.player})`) : null,
+      standinNote(state.result_notes, r.seat)),
+    el("td", { class: "num", title: vpTitle(r.vp_parts) }, String(r.vp)),
+    el("td", { class: "num" }, String(r.level)),
+    el("td", { class: "num standing" }, String(r.standing)),
+    el("td", { class: "tiebreak" }, r.tiebreak || "—"),
+    el("td", { class: "why hint" }, r.why)));
+  const legend = el("dl", { class: "result-legend" }, t.columns.map((c) => [
+    el("dt", {}, c.label), el("dd", {}, c.text, " ", ruleLink(c.rule))]));
+  const bands = t.rows.filter((r) => r.solitaire).map((r) =>
+    `${r.power} ${r.gain > 0 ? "+" : ""}${r.gain} VP (${r.solitaire})`);
+  return fill(node,
+    el("h3", {}, t.rows.length ? `${t.rows[0].power} wins` : "The game is over"),
+    el("p", { class: "headline" }, t.headline, " ", ruleLink("26.2")),
+    el("table", { class: "result-table" },
+      el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, "Power"),
+        columnHead(cols.vp), columnHead(cols.level), columnHead(cols.standing), columnHead(cols.tiebreak),
+        el("th", { scope: "col" }, "Why this place"))),
+      el("tbody", {}, rows)),
+    legend,
+    bands.length ? el("p", { class: "solitaire hint" }, el("strong", {}, "Growth since the start: "),
+      bands.join(" · "), ". ", t.solitaire.text, " ", ruleLink(t.solitaire.rule)) : null);
+}
