@@ -30,6 +30,12 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: same file pages anyway: at 2,000 the caches were 7-8 KB of every socket's share of the
 #: server's memory at 200 live games (docs/performance.md, "seventh")
 SQLITE_CACHE_KB = 512
+#: SQLite connections a process keeps open; more are opened when needed and closed when
+#: returned (an SQLite connection is a file handle, opened in microseconds). Never a
+#: cap: a call that runs on the event loop (app/store/blocking.py) must not wait for a
+#: connection, since the connections it would wait for are given back by requests that
+#: need the same loop to finish (20 clients froze a server for the pool's 30 s timeout).
+SQLITE_POOL_SIZE = 5
 #: a pooled PostgreSQL connection idle longer than this is pinged before use
 PING_IDLE_S = 5.0
 #: PostgreSQL connections a process keeps open (``Settings.db_pool_size``), and how many
@@ -70,6 +76,9 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
     kwargs.setdefault("json_deserializer", json_value)
     if database_url.startswith("sqlite"):
         connect_args = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+        if ":memory:" not in database_url and database_url.rstrip("/") != "sqlite:":
+            kwargs.setdefault("pool_size", SQLITE_POOL_SIZE)
+            kwargs.setdefault("max_overflow", -1)  # no cap: see SQLITE_POOL_SIZE
         engine = create_engine(database_url, connect_args=connect_args, **kwargs)
 
         @event.listens_for(engine, "connect")
