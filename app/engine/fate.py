@@ -19,7 +19,8 @@ from app.engine.core import (
     seat_of_power,
 )
 from app.engine.deck import add_burden, new_card, rebuild_for_heir
-from app.engine.grand import inherit, inheritable, on_heirless
+from app.engine.grand import on_heirless
+from app.engine.inheritance import inherit, inheritable
 from app.engine.market import drop_leftmost
 from app.engine.nomads import fate_raid
 from app.engine.nomads import frontier as horde_frontier

@@ -54,7 +54,7 @@ from app.engine.core import (
 from app.engine.errors import IllegalAction
 from app.engine.ownership import change_owner
 
-ACTION_TYPES = ("offer", "answer_offer", "verdict", "renounce", "readmission")
+ACTION_TYPES = ("offer", "cancel", "answer_offer", "verdict", "renounce", "readmission")
 TERMS = ("peace", "non_aggression", "alliance")  # 20.13
 LASTING_TERMS = ("non_aggression", "alliance")
 MAX_TERM_TURNS = 3  # 20.12: lasting items run 1 to 3 game turns
@@ -343,8 +343,12 @@ def prompts(state: State) -> list[dict[str, Any]] | None:
                 "seat": off["to"],
                 "kind": "request",
                 "request": "offer",
-                "label": f"{name(state, off['from'])} makes you an offer"
-                + (" (a counter-offer)" if off["depth"] else "")
+                "label": f"{name(state, off['from'])} "
+                + (
+                    f"asks you to cancel agreement {off['agreement']} (20.3)"
+                    if off.get("kind") == "cancel"
+                    else "makes you an offer" + (" (a counter-offer)" if off["depth"] else "")
+                )
                 + ": accept, refuse or counter.",
                 "from": off["from"],
             }
@@ -367,15 +371,23 @@ def request_actions(state: State, seat: int, prompt: dict[str, Any]) -> list[dic
     return out
 
 
-def diplo_actions(state: State, seat: int) -> list[dict[str, Any]]:
-    """3.3 / 20.14: in the diplomatic phase an offer to each power, and renouncing
-    an agreement in force (a breach, 20.3)."""
+def offers(state: State, seat: int) -> list[dict[str, Any]]:
+    """20.14: an offer template to each power, and 20.3 an offer to cancel each
+    agreement in force the seat is party to (its partner must consent)."""
     out: list[dict[str, Any]] = []
     for other in seats(state):
         if other != seat:
             tpl = template(state, seat, other)
             if tpl is not None:
                 out.append(tpl)
+    out += [{"type": "cancel", "agreement": ag["id"]} for ag in in_force(state, seat)]
+    return out
+
+
+def diplo_actions(state: State, seat: int) -> list[dict[str, Any]]:
+    """3.3 / 20.14: in the diplomatic phase the offers, and renouncing an
+    agreement in force (a breach, 20.3)."""
+    out = offers(state, seat)
     for ag in in_force(state, seat):
         out.append({"type": "renounce", "agreement": ag["id"]})
     return out
@@ -389,11 +401,7 @@ def turn_actions(state: State, seat: int) -> list[dict[str, Any]]:
     if len(state["players"]) < 2:
         return out
     if gr(state)["offered"].get(str(seat)) != _turn_key(state):
-        for other in seats(state):
-            if other != seat:
-                tpl = template(state, seat, other)
-                if tpl is not None:
-                    out.append(tpl)
+        out += offers(state, seat)
     if p["accursed"] and "readmission" not in p["parleys"]:
         out.append({"type": "readmission"})
     return out
@@ -411,9 +419,9 @@ def diagnose(state: State, seat: int, action: dict[str, Any], kind: str) -> Ille
         return IllegalAction(
             "A readmission parley may be called once per round (20.45).", "parley_called"
         )
-    if t == "offer":
+    if t in ("offer", "cancel") and gr(state)["offered"].get(str(seat)) == _turn_key(state):
         return IllegalAction("You have made your offer this turn (20.14).", "offered")
-    if t == "renounce":
+    if t in ("renounce", "cancel"):
         return IllegalAction("You are party to no such agreement in force.", "bad_agreement")
     return IllegalAction("That action is not allowed now.", "illegal")
 
@@ -510,8 +518,31 @@ def carry_out(state: State, off: dict[str, Any], events: list[dict[str, Any]]) -
     return ag
 
 
+def agreement_text(state: State, ag: dict[str, Any]) -> str:
+    """What an agreement in force binds its parties to, in words (20.3)."""
+    words = {"non_aggression": "non-aggression", "alliance": "alliance"}
+    bits = [words[t] for t in ag["terms"] if t in words]
+    for t in ag["tribute"]:
+        bits.append(
+            f"{name(state, t['payer'])} pays {name(state, t['payee'])} {t['amount']} a game turn"
+        )
+    if not set(ag["terms"]) & {"alliance"}:
+        bits += [
+            f"{name(state, v['pledger'])} votes for {name(state, v['for'])}" for v in ag["votes"]
+        ]
+    a, b = ag["parties"]
+    until = f" until the end of game turn {ag['expires']}" if ag["expires"] is not None else ""
+    return (
+        f"agreement {ag['id']} of {name(state, a)} and {name(state, b)}: {', '.join(bits)}{until}"
+    )
+
+
 def describe(state: State, off: dict[str, Any]) -> str:
-    """A bundle in words."""
+    """A bundle in words (or, for an offer to cancel, the agreement it would end)."""
+    if off.get("kind") == "cancel":
+        ag = next((x for x in _agreements_read(state) if x["id"] == off["agreement"]), None)
+        what = agreement_text(state, ag) if ag is not None else f"agreement {off['agreement']}"
+        return f"cancel {what}, by consent: no breach, no parley"
     g = geo()
     a, b = off["from"], off["to"]
     parts = []
@@ -828,44 +859,6 @@ def resolve(state: State, pa: dict[str, Any], passed: bool, events: list[dict[st
                 "parley",
             )
     return True
-
-
-# ====================================================================== Dynastic Inheritance (20.43)
-
-
-def inheritable(state: State, seat: int, area_id: str) -> bool:
-    """20.43: a Dynastic Inheritance takes another player's area the seat has a tie
-    with (never a court)."""
-    area = state["areas"][area_id]
-    owner = area["owner"]
-    return (
-        owner is not None
-        and owner != seat
-        and seat in area["ties"]
-        and player(state, owner)["court"] != area_id
-    )
-
-
-def inherit(state: State, seat: int, area_id: str, events: list[dict[str, Any]]) -> None:
-    """20.43: the heir takes the area; its owner contests it in a parley unless
-    accursed (22.13) or his own line has just been broken (an heirless death this
-    game turn)."""
-    if not inheritable(state, seat, area_id):
-        return
-    old = state["areas"][area_id]["owner"]
-    assert old is not None
-    emit(
-        state,
-        events,
-        f"{name(state, seat)} inherits {geo().areas[area_id]['name']} from {name(state, old)}.",
-        "20.43",
-        "conquest",
-    )
-    change_owner(state, area_id, seat, events, "inheritance")
-    on_conquest(state, seat, old, area_id, events)
-    heirless = gr(state)["heirless"].get(str(old)) == state["turn"]
-    if not player(state, old)["accursed"] and not heirless:
-        open_parley(state, old, "inherit", events, against=seat, area=area_id)
 
 
 # ====================================================================== the accursed and war (22.11, 3.21)

@@ -1,6 +1,6 @@
 """Grand diplomacy's actions (docs/rules.md 20.14-20.15 an offer, a counter and
-its answer; 20.3 renouncing an agreement; 20.41 and 20.43 bowing to or defying a
-verdict; 20.45 asking readmission): their handlers. The rules they carry out
+its answer; 20.3 an offer to cancel an agreement by consent, and renouncing one;
+20.41 and 20.43 bowing to or defying a verdict; 20.45 asking readmission): their handlers. The rules they carry out
 (templates, bundles, breaches, parleys, the accursed) are in `grand`."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from typing import Any
 
 from app.engine.core import State, emit, geo, name, player, seat_of_power
 from app.engine.grand import (
+    _empty_side,
+    _other,
     _turn_key,
     agreements,
     breach,
@@ -26,7 +28,6 @@ from app.engine.ownership import change_owner
 
 def h_offer(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
     """20.14: make an offer (or a counter, 20.15)."""
-    g = gw(state)
     other = seat_of_power(state, action["power"])
     assert other is not None
     listed = next(
@@ -35,6 +36,31 @@ def h_offer(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         if a.get("type") == "offer" and a.get("power") == action["power"]
     )
     bundle = fits(listed, action)
+    _place(state, seat, other, bundle, events)
+
+
+def h_cancel(state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """20.3: offer the partner to cancel an agreement by mutual consent: an offer of
+    its own (one of the seat's offers, 20.14), answered like any offer."""
+    ag = next(x for x in agreements(state) if x["id"] == action["agreement"])
+    other = _other(ag, seat)
+    body = {
+        "kind": "cancel",
+        "agreement": ag["id"],
+        "give": _empty_side(),
+        "get": _empty_side(),
+        "terms": [],
+        "turns": 0,
+    }
+    _place(state, seat, other, body, events)
+
+
+def _place(
+    state: State, seat: int, other: int, body: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    """Put an offer (a bundle, or a cancellation) before ``other``: a move in the
+    diplomatic phase, the turn's one offer in a player turn (20.14), or a counter."""
+    g = gw(state)
     old = g["offer"]
     if old is not None:  # a counter replaces the offer it answers
         depth, origin, made = old["depth"] + 1, old["origin"], old["made"]
@@ -61,22 +87,26 @@ def h_offer(state: State, seat: int, action: dict[str, Any], events: list[dict[s
         "id": g["next_offer"],
         "from": seat,
         "to": other,
-        "give": bundle["give"],
-        "get": bundle["get"],
-        "terms": bundle["terms"],
-        "turns": bundle["turns"],
+        **({"kind": "cancel", "agreement": body["agreement"]} if "kind" in body else {}),
+        "give": body["give"],
+        "get": body["get"],
+        "terms": body["terms"],
+        "turns": body["turns"],
         "depth": depth,
         "origin": origin,
         "made": made,
     }
     g["next_offer"] += 1
+    cancel = "kind" in body
     emit(
         state,
         events,
-        f"{name(state, seat)} makes {name(state, other)} an offer.",
-        "20.14",
+        f"{name(state, seat)} asks {name(state, other)} to cancel agreement {body['agreement']}."
+        if cancel
+        else f"{name(state, seat)} makes {name(state, other)} an offer.",
+        "20.3" if cancel else "20.14",
         "offer",
-        data={"from": seat, "to": other},
+        data={"from": seat, "to": other} | ({"agreement": body["agreement"]} if cancel else {}),
     )
     emit(
         state,
@@ -105,16 +135,39 @@ def h_answer_offer(
     """20.14: accept (the engine carries the bundle out) or refuse."""
     off = gw(state)["offer"]
     _close_offer(state, off)
+    cancel = off.get("kind") == "cancel"
     if action["answer"] == "refuse":
         emit(
             state,
             events,
-            f"{name(state, seat)} refuses {name(state, off['from'])}'s offer.",
-            "20.14",
+            f"{name(state, seat)} refuses to cancel agreement {off['agreement']}: it stays in force."
+            if cancel
+            else f"{name(state, seat)} refuses {name(state, off['from'])}'s offer.",
+            "20.3" if cancel else "20.14",
             "agreement",
         )
         return
-    carry_out(state, off, events)
+    if cancel:
+        cancel_by_consent(state, off["agreement"], events)
+    else:
+        carry_out(state, off, events)
+
+
+def cancel_by_consent(state: State, agreement: int, events: list[dict[str, Any]]) -> None:
+    """20.3: both parties consent: the agreement ends with no breach and no parley."""
+    ag = next(x for x in agreements(state) if x["id"] == agreement)
+    if ag["status"] != "in_force":
+        return
+    ag["status"], ag["ended"], ag["why"] = "cancelled", state["turn"], "cancelled by consent"
+    emit(
+        state,
+        events,
+        f"{name(state, ag['parties'][0])} and {name(state, ag['parties'][1])} cancel agreement "
+        f"{ag['id']} by consent: it ends, no breach.",
+        "20.3",
+        "agreement",
+        data={"agreement": ag["id"], "cancelled": True},
+    )
 
 
 def h_renounce(
@@ -171,6 +224,7 @@ def h_readmission(
 
 HANDLERS = {
     "offer": h_offer,
+    "cancel": h_cancel,
     "answer_offer": h_answer_offer,
     "verdict": h_verdict,
     "renounce": h_renounce,

@@ -167,7 +167,7 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
         "vote": {"vote"},
         "request": {"waive_tie", "diplo", "answer_offer", "verdict", "offer"},
         "defend": {"defend", "decline"},
-        "diplomacy": {"diplo", "offer", "renounce"},
+        "diplomacy": {"diplo", "offer", "cancel", "renounce"},
         "initiative": {"choose_slot"},
         "advisor": {"endeavour", "petition", "dismiss", "play"},
         "turn": {
@@ -182,6 +182,7 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
             "buy_off",
             "end_turn",
             "offer",
+            "cancel",
             "readmission",
         },
     }[kind]

@@ -331,6 +331,66 @@ def test_20_3_an_heirless_death_frees_the_parties():
     assert s["grand"]["due"] == []
 
 
+# ---------------------------------------------------------------- 20.3 cancellation by consent
+
+
+def test_20_3_an_offer_to_cancel_is_listed_for_each_agreement_and_answered_like_any_offer():
+    s = _signed_non_aggression()  # diplomatic phase, Han to act
+    cancel = {"type": "cancel", "agreement": 1}
+    assert cancel in engine.legal_actions(s, HAN)
+    s2, ev = engine.apply(s, HAN, cancel)
+    assert s2["diplo"]["moves"][str(HAN)] == 1  # a move of the diplomatic phase (20.14)
+    assert [e["rule"] for e in ev if e["kind"] == "offer"][0] == "20.3"
+    prompt = engine.pending(s2)[0]
+    assert (prompt["seat"], prompt["request"]) == (KUSHAN, "offer")
+    assert "cancel agreement 1" in prompt["label"]
+    legal = engine.legal_actions(s2, KUSHAN)
+    assert {"type": "answer_offer", "answer": "accept"} in legal
+    assert {"type": "answer_offer", "answer": "refuse"} in legal
+    assert any(a["type"] == "offer" for a in legal)  # a counter, as to any offer (20.15)
+    seen = engine.view(s2, KUSHAN)["me"]["offer"]
+    assert seen["kind"] == "cancel" and seen["agreement"] == 1
+    assert "no breach" in seen["text"] and "non-aggression" in seen["text"]
+    # refused: the agreement stays in force
+    s3, ev3 = engine.apply(s2, KUSHAN, {"type": "answer_offer", "answer": "refuse"})
+    assert s3["relations"]["agreements"][0]["status"] == "in_force"
+    assert any("stays in force" in e["text"] for e in ev3)
+
+
+def test_20_3_a_cancellation_accepted_ends_the_agreement_with_no_breach_and_no_parley():
+    s = han_votes(_signed_non_aggression())
+    s2, _ = engine.apply(s, HAN, {"type": "cancel", "agreement": 1})
+    s3, ev = engine.apply(s2, KUSHAN, {"type": "answer_offer", "answer": "accept"})
+    ag = s3["relations"]["agreements"][0]
+    assert (ag["status"], ag["breaker"], ag["why"]) == ("cancelled", None, "cancelled by consent")
+    assert not any(e["kind"] == "breach" for e in ev)
+    assert s3["parley"] is None and s3["grand"]["due"] == []
+    assert {"type": "cancel", "agreement": 1} not in engine.legal_actions(s3, HAN)
+    assert {"type": "renounce", "agreement": 1} not in engine.legal_actions(s3, HAN)
+    # freed by consent: a war on the former partner is no breach (20.13 no longer binds)
+    s3["relations"]["pairs"]["0|1"] = {"status": "neutral", "since": 1}
+    s3["diplo"]["pos"] = HAN
+    s4, ev4 = engine.apply(s3, HAN, {"type": "diplo", "move": "declare_war", "power": "kushan"})
+    assert not any(e["kind"] == "breach" for e in ev4) and s4["parley"] is None
+
+
+def test_20_3_in_a_player_turn_a_cancellation_is_the_turns_one_offer():
+    s = turn_of(_signed_non_aggression(), KUSHAN)
+    cancel = {"type": "cancel", "agreement": 1}
+    assert cancel in engine.legal_actions(s, KUSHAN)
+    s2, _ = engine.apply(s, KUSHAN, cancel)
+    s3, _ = engine.apply(s2, HAN, {"type": "answer_offer", "answer": "refuse"})
+    assert engine.pending(s3)[0]["kind"] == "turn" and s3["active"] == KUSHAN
+    legal = engine.legal_actions(s3, KUSHAN)
+    assert cancel not in legal and not any(a["type"] == "offer" for a in legal)
+    with pytest.raises(IllegalAction) as exc:
+        engine.apply(s3, KUSHAN, cancel)
+    assert exc.value.code == "offered"
+    with pytest.raises(IllegalAction) as exc:
+        engine.apply(turn_of(_signed_non_aggression(), KUSHAN), KUSHAN, {**cancel, "agreement": 9})
+    assert exc.value.code == "bad_agreement"
+
+
 # ---------------------------------------------------------------- 20.41 verdict
 
 
@@ -498,6 +558,8 @@ def test_offers_replay_and_undo_in_place():
         (KUSHAN, offer(give=side(talents=2), terms=["non_aggression"], turns=2)),
         (HAN, offer(power="kushan", get=side(talents=3), terms=["non_aggression"], turns=1)),
         (KUSHAN, {"type": "answer_offer", "answer": "accept"}),
+        (HAN, {"type": "cancel", "agreement": 1}),  # 20.3: and cancelled by consent
+        (KUSHAN, {"type": "answer_offer", "answer": "accept"}),
     ]
     st = engine.clone(s)
     tokens = []
@@ -510,3 +572,4 @@ def test_offers_replay_and_undo_in_place():
     for tok in reversed(tokens):
         engine.undo(st, tok)
     assert engine.state_hash(st) == engine.state_hash(s)
+    assert cur["relations"]["agreements"][0]["status"] == "cancelled"

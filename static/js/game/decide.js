@@ -186,7 +186,7 @@ export class Decisions {
     sections.push(this.grand.section(state, groups)); // 20: offers, verdicts, readmission
     if (groups.choose_slot) sections.push(this.initiative(groups.choose_slot));
     const known = new Set(["call_parley", "remove_tie", "choose_slot", "draw", "petition", "dismiss", "end_turn", "decline", "pass", "endeavour", "tax", "plunder", "recruit", "waive_tie", "diplo", "defend", "vote",
-      "offer", "answer_offer", "verdict", "renounce", "readmission"]);
+      "offer", "cancel", "answer_offer", "verdict", "renounce", "readmission"]);
     const others = legal.filter((a) => !known.has(a.type));
     if (others.length) {
       sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),

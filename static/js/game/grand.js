@@ -1,6 +1,6 @@
 // Grand diplomacy on the page (rules 20.1-20.45): the offer composer, the offer you
-// must answer, the verdict of a parley, readmission, renouncing, and the agreements
-// panel. Driven only by legal_actions: the composer reads the ranges of the offer
+// must answer, the verdict of a parley, readmission, cancelling by consent and
+// renouncing, and the agreements panel. Driven only by legal_actions: the composer reads the ranges of the offer
 // template the server lists for each power, and sends a concrete offer inside them.
 import { el, fill, humanize, ruleLink } from "./dom.js";
 
@@ -66,6 +66,7 @@ export class GrandDiplomacy {
         "Call a parley on my readmission"))), el("p", { class: "hint" },
         "You are accursed. Once a round you may ask the parley to readmit you; you vote in it and a tie readmits (", ruleLink("20.45"), ")."));
     }
+    if (groups.cancel) parts.push(this.cancelling(state, groups.cancel));
     if (groups.renounce) {
       parts.push(el("details", { class: "renounce" }, el("summary", {}, "Renounce an agreement (a breach)"),
         el("p", { class: "hint" }, "Renouncing ends the agreement and opens a parley on you: if it finds you guilty you are accursed (",
@@ -74,12 +75,25 @@ export class GrandDiplomacy {
           `Renounce agreement ${a.agreement}`, "ghost")))));
     }
     const binding = this.bindingMe(state);
-    if (binding.length && (offers.length || groups.diplo || groups.renounce)) {
+    if (binding.length && (offers.length || groups.diplo || groups.renounce || groups.cancel)) {
       parts.push(el("div", { class: "binds-you", "data-control": "binds-you" }, el("strong", {}, "Binding on you: "),
         binding.map((ag) => this.agreementLine(state, ag)).reduce((acc, node, i) => (i ? [...acc, "; ", node] : [node]), [])));
     }
     if (!parts.length) return null;
     return el("section", { class: "grand", "aria-label": "Grand diplomacy" }, el("h3", {}, "Grand diplomacy"), parts);
+  }
+
+  /** 20.3: offer the partner to end an agreement by consent (no breach, no parley). */
+  cancelling(state, actions) {
+    const ags = state.view?.agreements || [];
+    return el("div", { class: "cancel-agreements", "data-control": "cancel-agreements" },
+      el("p", { class: "act-help" }, "Offer to cancel an agreement: if your partner accepts, it ends now with no breach and no parley; if it refuses, it stays in force. The offer is your offer of this turn (",
+        ruleLink("20.3"), ", ", ruleLink("20.14"), ")."),
+      el("div", { class: "choice-group" }, actions.map((a) => {
+        const ag = ags.find((x) => x.id === a.agreement);
+        const partner = ag ? (ag.parties || []).filter((p) => p !== state.seat).map((p) => this.ctx.seatName(p)).join(", ") : "";
+        return this.button(a, `Offer ${partner || "your partner"} to cancel #${a.agreement}`);
+      })));
   }
 
   button(action, label, cls = "") {
@@ -116,6 +130,7 @@ export class GrandDiplomacy {
   incoming(answers, counters) {
     const off = this.state.view?.me?.offer;
     const from = off ? this.ctx.seatName(off.from) : "A power";
+    if (off?.kind === "cancel") return this.incomingCancel(off, from, answers, counters);
     const text = off ? bundleText(off, from, "You", this.ctx.areaName) : "";
     return el("div", { class: "incoming-offer", "data-control": "incoming-offer" },
       el("p", { class: "lead" }, `${from} offers${off?.depth ? " (a counter-offer)" : ""}:`),
@@ -126,6 +141,20 @@ export class GrandDiplomacy {
         answers.map((a) => this.button(a, a.answer === "accept" ? "Accept and sign" : "Refuse", a.answer === "accept" ? "primary" : "ghost")),
         counters.length ? el("button", { type: "button", class: "btn", "data-control": "counter-offer",
           onclick: () => this.compose(counters, off) }, "Counter…") : null));
+  }
+
+  /** 20.3: the partner asks to cancel an agreement; accepting ends it with no breach. */
+  incomingCancel(off, from, answers, counters) {
+    const ag = (this.state.view?.agreements || []).find((x) => x.id === off.agreement);
+    return el("div", { class: "incoming-offer incoming-cancel", "data-control": "incoming-cancel" },
+      el("p", { class: "lead" }, `${from} asks you to cancel agreement #${off.agreement}:`),
+      ag ? el("p", { class: "offer-text" }, this.agreementLine(this.state, ag)) : null,
+      el("p", { class: "hint" }, "Accept and it ends now, by consent: no breach, no parley, and neither is bound by it any more. Refuse and it stays in force (",
+        ruleLink("20.3"), ")."),
+      el("div", { class: "choice-group" },
+        answers.map((a) => this.button(a, a.answer === "accept" ? "Accept: cancel it" : "Refuse: keep it in force", a.answer === "accept" ? "primary" : "ghost")),
+        counters.length ? el("button", { type: "button", class: "btn", "data-control": "counter-offer",
+          onclick: () => this.compose(counters) }, "Counter with an offer…") : null));
   }
 
   // ---- the composer dialog -------------------------------------------------------
@@ -270,7 +299,8 @@ export function renderAgreements(node, state, ctx) {
     const mine = (ag.parties || []).includes(state.seat);
     const ended = ag.status === "in_force" ? (ag.expires ? `in force until the end of game turn ${ag.expires}` : "in force")
       : ag.status === "broken" ? `broken by ${name(ag.breaker)} in game turn ${ag.ended} (${ag.why})`
-        : ag.status === "fulfilled" ? "carried out" : `${ag.status}${ag.ended ? ` in game turn ${ag.ended}` : ""}`;
+        : ag.status === "fulfilled" ? "carried out"
+          : ag.status === "cancelled" ? `cancelled by consent in game turn ${ag.ended}` : `${ag.status}${ag.ended ? ` in game turn ${ag.ended}` : ""}`;
     return el("li", { class: `agreement ag-${ag.status}${mine ? " mine" : ""}`, "data-agreement": String(ag.id), "data-status": ag.status },
       el("strong", {}, `#${ag.id} ${(ag.parties || []).map((s) => ctx.seatName(s)).join(" – ")}`),
       mine && ag.status === "in_force" ? el("span", { class: "badge binds" }, "binds you") : null,
