@@ -50,6 +50,8 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     out.append({"type": "diplo", "move": "propose_peace", "power": power})
             # 3.53: only with no war on a third power (ending it needs that power's peace);
             # the scan runs only for a hegemon this seat could join
+            # 20.13 / 3.55: nor while bound by non-aggression or alliance (a junior partner
+            # shares its hegemon's wars and could not keep the promise; cancel it first, 20.3)
             if (
                 not hegemon
                 and not junior
@@ -58,6 +60,7 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                     f not in (seat, other) and relation(state, seat, f)["status"] == "war"
                     for f in seats(state)
                 )
+                and not grand.bound_by_terms(state, seat)
             ):
                 out.append({"type": "diplo", "move": "join", "power": power})
             if p["exiled"] and p["asylum"] is None and not player(state, other)["exiled"]:

@@ -38,6 +38,7 @@ from typing import Any
 from app.engine.clone import copy_json
 from app.engine.core import (
     State,
+    at_war,
     clamp_popularity,
     emit,
     faith_allows_claim,
@@ -119,6 +120,11 @@ def in_force(state: State, a: int, b: int | None = None) -> list[dict[str, Any]]
 def bound_not_to_attack(state: State, a: int, b: int) -> list[dict[str, Any]]:
     """20.13: agreements in force between a and b with non-aggression (an alliance includes it)."""
     return [ag for ag in in_force(state, a, b) if set(ag["terms"]) & set(LASTING_TERMS)]
+
+
+def bound_by_terms(state: State, seat: int) -> list[dict[str, Any]]:
+    """20.13: the seat's agreements in force with non-aggression or alliance."""
+    return [ag for ag in in_force(state, seat) if set(ag["terms"]) & set(LASTING_TERMS)]
 
 
 def _other(ag: dict[str, Any], seat: int) -> int:
@@ -596,10 +602,17 @@ def breach(
     )
 
 
+def war_breaches(state: State, seat: int) -> list[dict[str, Any]]:
+    """20.13, 3.55: the seat's agreements with non-aggression whose partner is at
+    war with it in ``state`` (directly, or through a coalition)."""
+    return [ag for ag in bound_by_terms(state, seat) if at_war(state, seat, _other(ag, seat))]
+
+
 def on_war(state: State, seat: int, other: int, events: list[dict[str, Any]]) -> None:
-    """20.13: war declared on a partner bound by non-aggression is a breach."""
-    for ag in bound_not_to_attack(state, seat, other):
-        breach(state, ag, seat, "war declared", events)
+    """20.13: a war the seat declares that reaches a partner bound by non-aggression,
+    on it or on its coalition (3.55), is the declarer's breach."""
+    for ag in war_breaches(state, seat):
+        breach(state, ag, seat, f"war declared on {name(state, other)}", events)
 
 
 def on_conquest(

@@ -193,6 +193,16 @@ def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
         )
     if t in grand.ACTION_TYPES:
         return grand.diagnose(state, seat, action, kind)
+    bound = grand.bound_by_terms(state, seat)
+    if t == "diplo" and action.get("move") == "join" and bound:
+        ag = bound[0]
+        partner = name(state, next(x for x in ag["parties"] if x != seat))
+        return IllegalAction(
+            f"You are bound by agreement {ag['id']} with {partner} (non-aggression): a junior "
+            "partner shares its hegemon's wars, so a power so bound may not join a coalition. "
+            "Offer to cancel the agreement first (3.53, 20.13, 20.3).",
+            "bound",
+        )
     if t == "draw" and p["years_left"] <= 0:
         return IllegalAction("You have no years left this round.", "no_years")
     if t == "petition":

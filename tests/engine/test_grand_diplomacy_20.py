@@ -391,6 +391,59 @@ def test_20_3_in_a_player_turn_a_cancellation_is_the_turns_one_offer():
     assert exc.value.code == "bad_agreement"
 
 
+# ---------------------------------------------------------------- 20.13 / 3.55 wars through a coalition
+
+PARTHIA, KUSHAN3, ROME = 0, 1, 2
+
+
+def _three_bound():
+    """Parthia and Kushan bound by non-aggression; Rome a hegemon; Kushan to act."""
+    s = game("four_empires", ("parthia", "kushan", "rome"))
+    s, _ = sign(s, offer(power="kushan", terms=["non_aggression"], turns=2), by=PARTHIA, to=KUSHAN3)
+    s["relations"]["hegemons"] = [ROME]
+    s["diplo"]["pos"] = KUSHAN3
+    return s
+
+
+def test_3_53_20_13_a_power_bound_by_non_aggression_may_not_join_a_coalition():
+    s = _three_bound()
+    join = {"type": "diplo", "move": "join", "power": "rome"}
+    assert join not in engine.legal_actions(s, KUSHAN3)
+    with pytest.raises(IllegalAction) as exc:
+        engine.apply(s, KUSHAN3, join)
+    assert exc.value.code == "bound" and "agreement 1" in exc.value.reason
+    # 20.3: cancelled by consent, Kushan is free to join
+    s2, _ = engine.apply(s, KUSHAN3, {"type": "cancel", "agreement": 1})
+    s3, _ = engine.apply(s2, PARTHIA, {"type": "answer_offer", "answer": "accept"})
+    s3["diplo"]["pos"] = KUSHAN3
+    assert join in engine.legal_actions(s3, KUSHAN3)
+
+
+def test_20_13_3_55_a_war_that_reaches_a_partner_through_its_coalition_is_the_declarers_breach():
+    """A junior partner bound by non-aggression (a game saved before 3.53 refused it):
+    Parthia's war on Rome is war on Kushan too (3.55), so Parthia breaks the agreement."""
+    s = _three_bound()
+    s["relations"]["coalitions"] = {str(ROME): [KUSHAN3]}
+    s["diplo"]["pos"] = PARTHIA
+    war_on_rome = {"type": "diplo", "move": "declare_war", "power": "rome"}
+    assert war_on_rome in engine.legal_actions(s, PARTHIA)
+    s2, ev = engine.apply(s, PARTHIA, war_on_rome)
+    ag = s2["relations"]["agreements"][0]
+    assert (ag["status"], ag["breaker"]) == ("broken", PARTHIA)
+    assert "Rome" in ag["why"]
+    assert any(e["kind"] == "breach" and e["rule"] == "20.3" for e in ev)
+    pa = s2["parley"]
+    assert (pa["question"], pa["caller"], pa["against"]) == ("breach", KUSHAN3, PARTHIA)
+
+
+def test_20_13_a_war_between_third_powers_breaks_nothing():
+    s = _three_bound()
+    s["diplo"]["pos"] = ROME
+    s2, ev = engine.apply(s, ROME, {"type": "diplo", "move": "declare_war", "power": "parthia"})
+    assert s2["relations"]["agreements"][0]["status"] == "in_force"
+    assert not any(e["kind"] == "breach" for e in ev)
+
+
 # ---------------------------------------------------------------- 20.41 verdict
 
 

@@ -76,8 +76,14 @@ export class GrandDiplomacy {
     }
     const binding = this.bindingMe(state);
     if (binding.length && (offers.length || groups.diplo || groups.renounce || groups.cancel)) {
+      const terms = binding.some((ag) => (ag.terms || []).some((t) => t === "non_aggression" || t === "alliance"));
+      const allHegemons = (state.view?.hegemons || []).map(Number);
+      const hegemons = allHegemons.includes(state.seat) ? [] : allHegemons;
       parts.push(el("div", { class: "binds-you", "data-control": "binds-you" }, el("strong", {}, "Binding on you: "),
-        binding.map((ag) => this.agreementLine(state, ag)).reduce((acc, node, i) => (i ? [...acc, "; ", node] : [node]), [])));
+        binding.map((ag) => this.agreementLine(state, ag)).reduce((acc, node, i) => (i ? [...acc, "; ", node] : [node]), []),
+        terms && hegemons.length && groups.diplo ? el("span", { class: "hint", "data-control": "no-join" },
+          " — while non-aggression binds you, you may not join a coalition: a junior partner shares its hegemon's wars (",
+          ruleLink("3.53"), ")") : null));
     }
     if (!parts.length) return null;
     return el("section", { class: "grand", "aria-label": "Grand diplomacy" }, el("h3", {}, "Grand diplomacy"), parts);

@@ -17,7 +17,7 @@ export const ACTION_HELP = {
   "diplo:reject_peace": ["Reject peace: the war goes on", "3.23"],
   "diplo:claim_hegemony": ["Claim the hegemony: others may join your coalition; each junior partner is a victory point for you at the end", "3.51"],
   "diplo:relinquish_hegemony": ["Relinquish the hegemony: your coalition dissolves and you lose 1 popularity; your wars go on", "3.52"],
-  "diplo:join": ["Ask to join that hegemon's coalition (only while at war with no one else): if it accepts you are at peace with it and share its wars", "3.53"],
+  "diplo:join": ["Ask to join that hegemon's coalition (only while at war with no one else and bound by no non-aggression or alliance): if it accepts you are at peace with it and share its wars", "3.53"],
   "diplo:accept_join": ["Accept the power as a junior partner: a victory point for you; it shares your wars", "3.53"],
   "diplo:reject_join": ["Refuse the power a place in your coalition", "3.53"],
   "diplo:leave": ["Leave your coalition, freely: you again make your own wars and peace", "3.54"],
