@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.engine import grand
 from app.engine.core import (
     State,
     ability_sum,
@@ -136,6 +137,7 @@ def explain_diplo(state: State, seat: int, action: dict[str, Any]) -> dict[str, 
         holds = sum(1 for f in faces if f == lasted) / len(faces)
         out["treaty"] = {"lasted": lasted, "since": relation(state, seat, other)["since"]}
         out["odds"] = {"war": war, "sacrilege": sacrilege, "holds": holds}
+        out["cannot_succeed"] = war == 0  # no face comes under the turns of peace
         out["results"] = {
             "war": "a pretext is found: war",
             "sacrilege": "the peace holds and the sacrilege costs you 1 popularity",
@@ -144,8 +146,10 @@ def explain_diplo(state: State, seat: int, action: dict[str, Any]) -> dict[str, 
         hyp = _with_relation(state, seat, other, "war")
         out["after"] = standing(hyp, seat)  # if the pretext is found
         out["other_after"] = standing(hyp, other)
+        out["breaks"] = breaks(state, seat, grand.war_breaches(hyp, seat))  # 20.13, if war
         return out
     after, _ = apply(state, seat, action)
+    out["breaks"] = breaks(state, seat, broken_by(state, after, seat))
     kind = PROPOSALS.get(str(move))
     if kind is not None and other is not None:
         out["proposal"] = kind
@@ -154,6 +158,63 @@ def explain_diplo(state: State, seat: int, action: dict[str, Any]) -> dict[str, 
     out["after"] = standing(after, seat)
     out["other_after"] = standing(after, other) if other is not None else None
     return out
+
+
+def broken_by(state: State, after: State, seat: int) -> list[dict[str, Any]]:
+    """The seat's agreements in force in ``state`` that ``after`` records as broken by it."""
+    ended = {
+        ag["id"]
+        for ag in after["relations"].get("agreements") or []
+        if ag["status"] == "broken" and ag["breaker"] == seat
+    }
+    return [ag for ag in grand.in_force(state, seat) if ag["id"] in ended]
+
+
+def breaks(state: State, seat: int, ags: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """20.3, 20.44: what a move would break, said before the player commits: each
+    agreement, the partner, its terms in words, and whether the partner's breach parley
+    would open (never when either is accursed already, 22.13)."""
+    out = []
+    for ag in ags:
+        partner = next(x for x in ag["parties"] if x != seat)
+        out.append(
+            {
+                "agreement": ag["id"],
+                "partner": partner,
+                "text": grand.agreement_text(state, ag),
+                "rule": "20.3",
+                "parley": None
+                if player(state, seat)["accursed"] or player(state, partner)["accursed"]
+                else "20.44",
+            }
+        )
+    return out
+
+
+def explain_renounce(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    """20.3: renouncing breaks the agreement (a 20.44 parley follows)."""
+    ag = next((x for x in grand.in_force(state, seat) if x["id"] == action.get("agreement")), None)
+    if ag is None:
+        raise IllegalAction("You are party to no such agreement in force.", "bad_agreement")
+    return {"type": "renounce", "rule": "20.3", "breaks": breaks(state, seat, [ag])}
+
+
+def explain_cancel(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    """20.3: an offer to cancel: if the partner accepts, the agreement ends, no breach."""
+    ag = next((x for x in grand.in_force(state, seat) if x["id"] == action.get("agreement")), None)
+    if ag is None:
+        raise IllegalAction("You are party to no such agreement in force.", "bad_agreement")
+    partner = next(x for x in ag["parties"] if x != seat)
+    return {
+        "type": "cancel",
+        "rule": "20.3",
+        "agreement": ag["id"],
+        "partner": partner,
+        "text": grand.agreement_text(state, ag),
+        "if_accepted": "the agreement ends now: no breach, no parley",
+        "if_refused": "it stays in force",
+        "breaks": [],
+    }
 
 
 def parley_weights(state: State) -> dict[str, int]:
@@ -209,7 +270,31 @@ def explain_vote(state: State, seat: int, action: dict[str, Any]) -> dict[str, A
         "mine": weights.get(str(seat), 0),
         "voted": sorted(int(s) for s in pa["votes"]),
         "not_eligible": [s for s in seats(state) if s not in pa["eligible"]],
+        "pledged": grand.pledged_vote(state, seat, pa),
+        "breaks": breaks(state, seat, _pledges_broken(state, seat, pa, action.get("choice"))),
     }
+
+
+def _pledges_broken(
+    state: State, seat: int, pa: dict[str, Any], choice: Any
+) -> list[dict[str, Any]]:
+    """20.11: the agreements whose pledge this vote would not keep (as `check_pledges`)."""
+    out = []
+    for ag in grand.in_force(state, seat):
+        for pledge in ag["votes"]:
+            if pledge["pledger"] != seat or pledge["for"] == seat:
+                continue
+            wanted = (
+                "yes"
+                if pledge["for"] == pa["caller"]
+                else "no"
+                if pledge["for"] == pa.get("against")
+                else None
+            )
+            if wanted is not None and choice != wanted:
+                out.append(ag)
+                break
+    return out
 
 
 def explain_recruit(state: State, seat: int, slot: int) -> dict[str, Any]:

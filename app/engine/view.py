@@ -16,8 +16,10 @@ from app.engine.errors import IllegalAction
 from app.engine.market import price
 from app.engine.politics import (
     explain_call_parley,
+    explain_cancel,
     explain_diplo,
     explain_recruit,
+    explain_renounce,
     explain_vote,
     politics_part,
 )
@@ -538,4 +540,8 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         return explain_vote(state, seat, action)
     if t == "call_parley":
         return explain_call_parley(state, seat, action)
+    if t == "renounce":
+        return explain_renounce(state, seat, action)
+    if t == "cancel":
+        return explain_cancel(state, seat, action)
     return {"type": t, "terms": [], "odds": {}}

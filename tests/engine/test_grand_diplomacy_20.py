@@ -444,6 +444,60 @@ def test_20_13_a_war_between_third_powers_breaks_nothing():
     assert not any(e["kind"] == "breach" for e in ev)
 
 
+# ---------------------------------------------------------------- explain: the breach said before
+
+
+def test_20_3_explain_names_the_agreement_a_war_on_a_partner_would_break():
+    """Issue 26: "Declare war" on a partner just after a non-aggression pact says which
+    agreement it breaks and that a 20.44 parley follows, and that it cannot succeed yet."""
+    s = _signed_non_aggression()  # peace dated now (20.13): 3.22 applies
+    war = {"type": "diplo", "move": "declare_war", "power": "kushan"}
+    ex = engine.explain(s, HAN, war)
+    assert ex["treaty"]["lasted"] == 0 and ex["odds"]["war"] == 0
+    assert ex["cannot_succeed"] is True
+    assert ex["breaks"] == [
+        {
+            "agreement": 1,
+            "partner": KUSHAN,
+            "text": "agreement 1 of Kushan and Han: non-aggression until the end of game turn 2",
+            "rule": "20.3",
+            "parley": "20.44",
+        }
+    ]
+    s["turn"] = 3  # lasted 2: a 1 finds the pretext
+    ex = engine.explain(s, HAN, war)
+    assert ex["cannot_succeed"] is False and ex["odds"]["war"] == pytest.approx(1 / 6)
+    assert [b["agreement"] for b in ex["breaks"]] == [1]
+    # on a neutral partner the move is tried on a copy: the copy's breach is reported
+    s = _signed_non_aggression()
+    s["relations"]["pairs"]["0|1"] = {"status": "neutral", "since": 1}
+    ex = engine.explain(s, HAN, war)
+    assert [b["agreement"] for b in ex["breaks"]] == [1] and "cannot_succeed" not in ex
+    # a move that breaks nothing says so by an empty list
+    assert engine.explain(s, HAN, {"type": "diplo", "move": "pass"}).get("breaks", []) == []
+
+
+def test_20_3_explain_of_renounce_cancel_and_a_vote_against_a_pledge():
+    s = _signed_non_aggression()
+    ren = engine.explain(s, HAN, {"type": "renounce", "agreement": 1})
+    assert [(b["agreement"], b["parley"]) for b in ren["breaks"]] == [(1, "20.44")]
+    can = engine.explain(s, HAN, {"type": "cancel", "agreement": 1})
+    assert can["breaks"] == [] and "no breach" in can["if_accepted"]
+    with pytest.raises(IllegalAction):
+        engine.explain(s, HAN, {"type": "cancel", "agreement": 7})
+    # 20.11: Han pledged its votes to Kushan; voting no on Kushan's claim breaks the pledge
+    s = diplo()
+    s2, _ = sign(s, offer(get=side(votes=True), give=side(talents=2), turns=2))
+    s3 = turn_of(s2, KUSHAN)
+    from app.engine.flow import start_parley
+
+    s3["areas"]["gandhara"]["claims"] = [HAN]
+    start_parley(s3, KUSHAN, "claim", "gandhara", [])
+    no = engine.explain(s3, HAN, {"type": "vote", "choice": "no"})
+    assert no["pledged"] == "yes" and [b["agreement"] for b in no["breaks"]] == [1]
+    assert engine.explain(s3, HAN, {"type": "vote", "choice": "yes"})["breaks"] == []
+
+
 # ---------------------------------------------------------------- 20.41 verdict
 
 

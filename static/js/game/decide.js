@@ -4,7 +4,7 @@
 import { el, fill, humanize, pct, ruleLink } from "./dom.js";
 import { renderExplain, renderDrawOdds } from "./explain.js";
 import { GrandDiplomacy } from "./grand.js";
-import { diploEffect, helpFor, helpLine, voteMeaning } from "./politics.js";
+import { breachWarning, diploEffect, helpFor, helpLine, voteMeaning } from "./politics.js";
 import { renderOutcome } from "./result.js";
 
 // Results that leave the defender untouched: nothing happens, the attacker's own base
@@ -661,11 +661,14 @@ export class Decisions {
           const h = helpFor(a);
           const btn = this.button(a, a.power ? `${humanize(a.move)}: ${this.ctx.powerName(a.power)}` : humanize(a.move),
             { attrs: { title: h ? `${h[0]} (${h[1]})` : null, "aria-describedby": line ? helpId : null } });
+          const warning = el("span", { class: "diplo-breach" });
           this.cachedExplain(a).then((data) => {
             const text = diploEffect(data, ctx);
             if (text) effect.textContent = `→ ${text}`;
+            const w = breachWarning(data, ctx); // 20.3: what it breaks, before you commit
+            if (w) { warning.replaceChildren(w); btn.classList.add("breaks-agreement"); }
           }).catch(() => {});
-          return el("div", { class: "diplo-option" }, btn, effect);
+          return el("div", { class: "diplo-option" }, btn, effect, warning);
         })));
     });
     return el("section", { class: "diplomacy" }, el("h3", {}, "Diplomacy"), groups);

@@ -72,7 +72,7 @@ export class GrandDiplomacy {
         el("p", { class: "hint" }, "Renouncing ends the agreement and opens a parley on you: if it finds you guilty you are accursed (",
           ruleLink("20.3"), ", ", ruleLink("20.44"), ")."),
         el("div", { class: "choice-group" }, groups.renounce.map((a) => this.button(a,
-          `Renounce agreement ${a.agreement}`, "ghost")))));
+          `Renounce #${a.agreement}${this.partnerOf(state, a.agreement) ? ` with ${this.partnerOf(state, a.agreement)}` : ""}: a breach`, "ghost")))));
     }
     const binding = this.bindingMe(state);
     if (binding.length && (offers.length || groups.diplo || groups.renounce || groups.cancel)) {
@@ -89,17 +89,18 @@ export class GrandDiplomacy {
     return el("section", { class: "grand", "aria-label": "Grand diplomacy" }, el("h3", {}, "Grand diplomacy"), parts);
   }
 
+  partnerOf(state, id) {
+    const ag = (state.view?.agreements || []).find((x) => x.id === id);
+    return ag ? (ag.parties || []).filter((p) => p !== state.seat).map((p) => this.ctx.seatName(p)).join(", ") : "";
+  }
+
   /** 20.3: offer the partner to end an agreement by consent (no breach, no parley). */
   cancelling(state, actions) {
-    const ags = state.view?.agreements || [];
     return el("div", { class: "cancel-agreements", "data-control": "cancel-agreements" },
       el("p", { class: "act-help" }, "Offer to cancel an agreement: if your partner accepts, it ends now with no breach and no parley; if it refuses, it stays in force. The offer is your offer of this turn (",
         ruleLink("20.3"), ", ", ruleLink("20.14"), ")."),
-      el("div", { class: "choice-group" }, actions.map((a) => {
-        const ag = ags.find((x) => x.id === a.agreement);
-        const partner = ag ? (ag.parties || []).filter((p) => p !== state.seat).map((p) => this.ctx.seatName(p)).join(", ") : "";
-        return this.button(a, `Offer ${partner || "your partner"} to cancel #${a.agreement}`);
-      })));
+      el("div", { class: "choice-group" }, actions.map((a) => this.button(a,
+        `Offer ${this.partnerOf(state, a.agreement) || "your partner"} to cancel #${a.agreement}`))));
   }
 
   button(action, label, cls = "") {

@@ -11,7 +11,7 @@ import { el, humanize, pct, ruleLink } from "./dom.js";
  * A new action adds its line with addHelp (e.g. addHelp("diplo:offer", "…", "3.3")). */
 export const ACTION_HELP = {
   "diplo:pass": ["Make no move now; the phase ends when every power has passed in a row", "3.2"],
-  "diplo:declare_war": ["Declare war: you and that power (and the partners of either hegemon) may attack each other's areas. On a power at peace a die decides: below the years of peace it is war, above it costs 1 popularity", "3.21"],
+  "diplo:declare_war": ["Declare war: you and that power (and the partners of either hegemon) may attack each other's areas. On a power at peace a die decides: below the game turns of peace it is war, above it costs 1 popularity. On a power your non-aggression or alliance binds, or its coalition, it is a breach", "3.21"],
   "diplo:propose_peace": ["Propose peace: if accepted, the war ends with a treaty dated now", "3.23"],
   "diplo:accept_peace": ["Accept peace: the war ends with a treaty dated now", "3.23"],
   "diplo:reject_peace": ["Reject peace: the war goes on", "3.23"],
@@ -178,11 +178,37 @@ export function diploEffect(data, ctx) {
   const parts = [...mine, ...theirs];
   let text = parts.length ? parts.join("; ") : "nothing changes in the relations";
   if (data.proposal) text = `If ${ctx.powerNameOf(data.power)} accepts: ${text}`;
-  if (data.odds && data.treaty) {
-    const o = data.odds;
-    text = `A treaty of ${data.treaty.lasted} turn${data.treaty.lasted === 1 ? "" : "s"}: ${pct(o.war)} war, ${pct(o.sacrilege)} the peace holds and you lose 1 popularity, ${pct(o.holds)} it simply holds. If war: ${text}`;
-  }
+  if (data.odds && data.treaty) text = treatyText(data, text);
   return text;
+}
+
+/** 3.22 in words: when the peace was made, what the die must show, and the odds. */
+function treatyText(data, ifWar) {
+  const o = data.odds;
+  const n = data.treaty.lasted;
+  const made = n <= 0 ? "made this game turn" : `made in game turn ${data.treaty.since}, ${n} game turn${n === 1 ? "" : "s"} ago`;
+  if (data.cannot_succeed) {
+    const cost = o.sacrilege > 0 ? `; ${pct(o.sacrilege)} of rolls cost you 1 popularity for the sacrilege` : "";
+    return `Cannot succeed now: the peace was ${made}, and the die (1–6) must come under the game turns it has lasted, so the peace holds whatever the roll${cost}`;
+  }
+  return `The peace was ${made}: a die under ${n} finds a pretext, ${pct(o.war)} war; ${pct(o.sacrilege)} the peace holds and the sacrilege costs you 1 popularity; ${pct(o.holds)} it simply holds. If war: ${ifWar}`;
+}
+
+/** 20.3, 20.44: the agreements a move would break, named, with what follows (an
+ * element with its § links), or null when it breaks none. */
+export function breachWarning(data, ctx) {
+  const list = data && Array.isArray(data.breaks) ? data.breaks : [];
+  if (!list.length) return null;
+  const partOne = (b) => {
+    const who = ctx.powerNameOf(b.partner);
+    const then = b.parley ? `${who} calls a parley at once, and if it finds you guilty you are accursed` : "no parley follows (one of you is accursed already)";
+    return [`${b.text}. That is a breach: ${then}`];
+  };
+  const rules = [ruleLink("20.3")];
+  if (list.some((b) => b.parley)) rules.push(", ", ruleLink("20.44"));
+  return el("p", { class: "breach-warning", "data-control": "breach-warning", role: "note" },
+    el("strong", {}, "Breaks your "), list.map(partOne).reduce((acc, x, i) => (i ? [...acc, "; and ", ...x] : [...x]), []),
+    " (", rules, ").");
 }
 
 /** What a parley vote means for the voter, by question (20.41, 20.42, 20.5). */
