@@ -14,7 +14,8 @@ of ``evaluate.py``.
   eye its border.
 - **Accept** an offer when its worth to us is positive; never counter.
 - **Offer**: to a stronger neighbour or enemy, non-aggression (or peace) for as
-  long as allowed, with a few talents, or tribute when it is far stronger.
+  long as allowed, with a few talents, or tribute when it is far stronger; never
+  again in the same game turn to a power that refused us.
 - **Keep or break**: renounce an agreement only when what it still costs us
   (tribute owed) is more than the expected price of being accursed.
 - **Votes**: as pledged; otherwise against the breaker unless he is ours, for
@@ -112,7 +113,7 @@ class Grand:
         """Our best offer within the listed template, and its worth to us (or -1)."""
         other = self.pol.seat_of(listed.get("power"))
         tpl = listed.get("template") or {}
-        if other is None or not tpl:
+        if other is None or not tpl or self.refused_by(other):
             return listed, -1.0
         pol = self.pol
         terms_ok = list(tpl.get("terms") or [])
@@ -154,6 +155,14 @@ class Grand:
         their_cost = 0.25 * pol.border_worth(other) * 0.5
         p_accept = 0.8 if their_gain + 0.3 >= their_cost else 0.35
         return offer, value * p_accept
+
+    def refused_by(self, other: int) -> bool:
+        """They refused an offer of ours this game turn (the public ``refusals``): we do
+        not ask again before the next turn (no nagging, issue 26)."""
+        return any(
+            r.get("from") == self.seat and r.get("to") == other
+            for r in self.view.get("refusals") or []
+        )
 
     def countering(self) -> bool:
         prompts = self.view.get("prompts") or []

@@ -20,6 +20,7 @@ from app.engine.grand import (
     describe,
     fits,
     gw,
+    note_refusal,
     open_parley,
 )
 from app.engine.legality import legal_actions
@@ -137,6 +138,7 @@ def h_answer_offer(
     _close_offer(state, off)
     cancel = off.get("kind") == "cancel"
     if action["answer"] == "refuse":
+        note_refusal(state, off["from"], seat)
         emit(
             state,
             events,
@@ -145,6 +147,7 @@ def h_answer_offer(
             else f"{name(state, seat)} refuses {name(state, off['from'])}'s offer.",
             "20.3" if cancel else "20.14",
             "agreement",
+            data={"from": off["from"], "to": seat},
         )
         return
     if cancel:

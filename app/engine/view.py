@@ -281,6 +281,7 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("agreements", lambda st, s: grand.agreements_view(st)),  # 20.3: public once signed
     ("verdict", lambda st, s: grand.verdict_view(st)),  # 20.41 / 20.43
     ("negotiation", lambda st, s: grand.pending_offer_public(st)),  # who, never what
+    ("refusals", lambda st, s: grand.refusals_view(st)),  # 20.14: refused this game turn
     ("world", _world),
 )
 

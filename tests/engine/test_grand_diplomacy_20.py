@@ -134,6 +134,11 @@ def test_20_14_the_recipient_accepts_refuses_or_counters_and_the_offer_is_privat
     s3, _ = engine.apply(s2, HAN, {"type": "answer_offer", "answer": "refuse"})
     assert s3["players"][HAN]["talents"] == s["players"][HAN]["talents"]
     assert s3["grand"]["offer"] is None and s3["diplo"]["pos"] == HAN
+    # the refusal is public for the rest of the game turn (a bot does not ask again)
+    assert engine.view(s3, None)["refusals"] == [{"from": KUSHAN, "to": HAN}]
+    assert engine.seat_view(s3, KUSHAN)["refusals"] == [{"from": KUSHAN, "to": HAN}]
+    s3["turn"] += 1
+    assert engine.view(s3, None)["refusals"] == []
     # default on a deadline: refuse
     assert engine.default_action(s2, engine.pending(s2)[0]) == {
         "type": "answer_offer",
