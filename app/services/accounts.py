@@ -16,7 +16,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from app.services import webhooks
+from app.services import emails, webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
 from app.store.models import Game, LoginFailure, Seat, User, UserSession
 from app.store.types import utcnow
@@ -69,9 +69,7 @@ def signup(db: Session, username: str, password: str, email: str | None = None) 
     key = username.lower()
     if db.scalar(select(User.id).where(User.username_key == key)) is not None:
         raise Conflict(f"The name {username!r} is taken; choose another.", field="username")
-    email = (email or "").strip() or None
-    if email is not None and ("@" not in email or len(email) > 254):
-        raise Invalid("That e-mail address does not look right.", field="email")
+    email = emails.normalise(email) if email and email.strip() else None
     user = User(
         username=username, username_key=key, password_hash=hash_password(password), email=email
     )
@@ -316,10 +314,7 @@ def update_preferences(
 ) -> User:
     """Change the notice settings; None leaves a field as it is, "" clears a text field."""
     if email is not None:
-        email = email.strip()
-        if email and ("@" not in email or len(email) > 254):
-            raise Invalid("That e-mail address does not look right.", field="email")
-        user.email = email or None
+        user.email = emails.normalise(email) if email.strip() else None
     if webhook_url is not None:
         webhook_url = webhook_url.strip()
         if webhook_url and not re.match(r"^https?://[^\s/]+", webhook_url):

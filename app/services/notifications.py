@@ -29,7 +29,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import gamelog, lobby, mailsink, webhooks
+from app.services import emails, gamelog, lobby, mailsink, webhooks
 from app.services.errors import Invalid
 from app.store.models import Game, Notification, Seat, User
 from app.store.types import utcnow
@@ -48,6 +48,9 @@ def send_email(settings: Settings, to: str, subject: str, body: str) -> None:
     """By SMTP, or into the development sink when no SMTP server is configured."""
     if not settings.can_mail:
         raise RuntimeError("no SMTP server is configured (SMTP_HOST)")
+    if not emails.is_one_address(to):  # a row stored before addresses were checked
+        log.warning("no mail sent to %r: it is not one valid e-mail address", to[:80])
+        return
     message = EmailMessage()
     message["From"] = settings.smtp_from
     message["To"] = to

@@ -47,7 +47,11 @@ class Credentials(BaseModel):
 
 
 class SignupBody(Credentials):
-    email: str | None = Field(default=None, max_length=254)
+    email: str | None = Field(
+        default=None,
+        max_length=254,
+        description="one e-mail address, stored normalised (422 `bad_email` otherwise)",
+    )
 
 
 class PasswordChangeBody(BaseModel):
@@ -153,7 +157,11 @@ class ChatBody(BaseModel):
 class PreferencesBody(BaseModel):
     """Notice settings; omitted fields stay as they are, "" clears a text field."""
 
-    email: str | None = Field(default=None, max_length=254)
+    email: str | None = Field(
+        default=None,
+        max_length=254,
+        description="one e-mail address, stored normalised (422 `bad_email` otherwise)",
+    )
     webhook_url: str | None = Field(default=None, max_length=500)
     notify_turns: bool | None = None
     daily_digest: bool | None = None
