@@ -118,6 +118,14 @@ def _rebellion_odds(value: int) -> dict[str, float]:
     return {k: float(v) for k, v in out.items()}
 
 
+#: 17.3's outcomes (the Unrest & Rebellion table) in the chronicle's words
+REBELLION_WORDS = {
+    "none": "it stays loyal",
+    "unrest": "it enters unrest",
+    "rebellion": "it rebels",
+}
+
+
 def rebellion_check(
     state: State,
     seat: int,
@@ -147,7 +155,9 @@ def rebellion_check(
     emit(
         state,
         events,
-        f"Rebellion check in {g.areas[area_id]['name']}: value {value}, dice {a}+{b}, total {total}: {result}.",
+        f"Rebellion check in {g.areas[area_id]['name']}: the dice show {a} and {b}, "
+        f"{'plus' if value >= 0 else 'minus'} {abs(value)} for the area's rebellion value, "
+        f"{total} in all: {REBELLION_WORDS[result]}.",
         rule,
         "rebellion",
         data={"area": area_id, "value": value, "dice": [a, b], "result": result, "terms": terms},

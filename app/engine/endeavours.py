@@ -540,6 +540,25 @@ def conquer(
 
 # ---------------------------------------------------------------- resolution
 
+#: 9.5's results in the chronicle's third person, where RESULT_TEXT speaks to the
+#: player who tries the endeavour ("your base area")
+LOG_RESULT = {
+    "-1B": "their own base area loses a social level",
+    "-1T+G": "the target loses a social level and they take plunder",
+    "G": "they carry off gold",
+    "none": "nothing happens",
+}
+
+
+def counter_words(drawn: list[int], counter: int) -> str:
+    """9.4-9.5 in words: "the counter drawn is -2", or with more than one draw
+    "the counters drawn are -2 and +1; the best, +1, counts"."""
+    if len(drawn) == 1:
+        return f"the counter drawn is {counter:+d}"
+    shown = [f"{d:+d}" for d in drawn]
+    listed = ", ".join(shown[:-1]) + f" and {shown[-1]}"
+    return f"the counters drawn are {listed}; the best, {counter:+d}, counts"
+
 
 def resolve(
     state: State,
@@ -566,7 +585,9 @@ def resolve(
     emit(
         state,
         events,
-        f"{name(state, seat)}: {kind} against {aname} — rating {total}, counter {counter:+d} ({', '.join(f'{d:+d}' for d in drawn)} drawn), final {final}: {RESULT_TEXT.get(code, code)}.",
+        f"{name(state, seat)}'s {kind.replace('_', ' ')} against {aname}: rating {total}, "
+        f"{counter_words(drawn, counter)}, so the final rating is {final}. "
+        f"Result: {LOG_RESULT.get(code) or RESULT_TEXT.get(code, code)}.",
         SPECS[kind]["rule"],
         "endeavour",
         data={

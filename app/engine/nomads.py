@@ -288,8 +288,8 @@ def resolve_raid(
     emit(
         state,
         events,
-        f"The {hname} raid {g.areas[area_id]['name']} ({name(state, owner)}): rating {total}, "
-        f"die {die}, {final}: {RESULT_TEXT[result]}.",
+        f"The {hname} raid {g.areas[area_id]['name']} ({name(state, owner)}) at rating {total}; "
+        f"the die shows {die}, so the final rating is {final}: {RESULT_TEXT[result]}.",
         rule,
         "nomads",
         data={

@@ -164,7 +164,7 @@ def _expand(state: State, uid: str, events: list[Event]) -> bool:
         state,
         events,
         f"{_cap(u['name'])} {what} {g.areas[target]['name']} ({name(state, owner)}): "
-        f"die {die}, total {total}: {'taken' if took else 'it holds'}.",
+        f"the die shows {die}, {total} in all: {'the area is taken' if took else 'it holds'}.",
         "17.54",
         "usurper",
         data={

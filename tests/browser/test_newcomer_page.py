@@ -133,6 +133,86 @@ def test_the_defense_dialog_speaks_from_the_defenders_side(open_page: Callable[.
     pg.screenshot(path=str(artifact("newcomer-defense.png")))
 
 
+def _defense_state(amounts: int) -> dict[str, Any]:
+    s = state_with(
+        legal_actions=[{"type": "defend", "talents": t} for t in range(amounts)]
+        + [{"type": "decline"}],
+        prompts=[{"seat": 0, "kind": "defend", "label": "Han attacks Bactria: defend?"}],
+    )
+    s["view"]["interrupt"] = {
+        "attacker": 1,
+        "defender": 0,
+        "target": "bactria",
+        "kind": "conquest",
+        "rating": 1,
+    }
+    return s
+
+
+def _shown_defenses(pg: Any) -> list[str]:
+    buttons = pg.locator("#decision-dialog button[data-action=defend]")
+    return [
+        str(buttons.nth(i).get_attribute("data-talents"))
+        for i in range(buttons.count())
+        if buttons.nth(i).is_visible()
+    ]
+
+
+def test_the_defense_dialog_offers_only_amounts_that_change_the_odds(
+    open_page: Callable[..., Any],
+) -> None:
+    """Issue 26: 1-5 talents were offered when every one said "100% chance you are
+    unharmed", and "Defend with 0 talents" sat above "It costs you: 1 talent"."""
+
+    def certain(a: dict[str, Any]) -> Any:
+        if a["type"] != "defend":
+            return None
+        t = a["talents"]
+        return {"type": "defend", "rating": -1 - t, "cost": 1, "odds": {"none": 1.0}}
+
+    pg = open_page(_defense_state(5), certain)
+    hint = pg.locator("#decision-dialog .hint.sure")
+    hint.wait_for()
+    assert _shown_defenses(pg) == ["0"]
+    assert hint.get_attribute("data-sure") == "0"
+    assert "cannot harm you" in hint.inner_text()
+    cheapest = pg.locator("#decision-dialog button[data-talents='0']")
+    assert cheapest.inner_text().startswith("Defend")
+    assert "0 talents" not in cheapest.inner_text()
+    assert "costs 1 talent → their rating -1 · 100% chance you are unharmed" in (
+        cheapest.inner_text()
+    )
+    pg.hover("#decision-dialog button[data-talents='0']")
+    pg.wait_for_function(
+        "(document.querySelector('.defense-explain') || {}).textContent?.includes('It costs you: 1 talent')"
+    )
+    pg.screenshot(path=str(artifact("defense-only-useful.png")))
+
+    def floor(a: dict[str, Any]) -> Any:
+        """One talent helps; past it their rating is at its floor and nothing changes."""
+        if a["type"] != "defend":
+            return None
+        t = min(a["talents"], 1)
+        return {
+            "type": "defend",
+            "rating": 2 - t,
+            "cost": 1,
+            "odds": {"none": 0.4 + 0.2 * t, "C": 0.6 - 0.2 * t},
+        }
+
+    pg = open_page(_defense_state(4), floor)
+    hint = pg.locator("#decision-dialog .hint.sure")
+    hint.wait_for()
+    assert _shown_defenses(pg) == ["0", "1"]
+    assert "would not change the odds" in hint.inner_text()
+    assert (
+        pg.locator("#decision-dialog button[data-talents='1']")
+        .inner_text()
+        .startswith("Defend, adding 1 talent")
+    )
+    assert "costs 2 talents" in pg.locator("#decision-dialog button[data-talents='1']").inner_text()
+
+
 def test_the_chronicle_reads_as_plain_english(open_page: Callable[..., Any]) -> None:
     s = state_with(
         events=[

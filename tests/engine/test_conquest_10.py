@@ -6,6 +6,7 @@ import pytest
 
 from app import engine
 from app.engine import IllegalAction
+from app.engine.endeavours import counter_words
 
 from .helpers import HAN, KUSHAN, counters, endeavour, game, rating_of, terms, turn_of, war
 
@@ -50,6 +51,23 @@ def test_10_2_a_low_result_costs_the_base_a_social_level(s):
     s2, _ = endeavour(s, KUSHAN, "conquest", "gandhara", "kashmir")  # 0+2-2-1 = -1, -3 -> -1B
     assert s2["areas"]["gandhara"]["social"] == 1
     assert s2["players"][KUSHAN]["talents"] == 38
+
+
+def test_9_5_the_chronicle_tells_the_draw_in_a_sentence(s):
+    """Issue 26: "counter -2 (-2 drawn), final 3: gold" was jargon; the line now says
+    what was drawn and what it made of the rating, in the chronicle's third person."""
+    counters(s, -3)
+    s["players"][KUSHAN]["emperor"]["statures"]["military"] = 0
+    _, ev = endeavour(s, KUSHAN, "conquest", "gandhara", "kashmir")
+    line = next(e for e in ev if e["kind"] == "endeavour")
+    assert line["text"] == (
+        "Kushan's conquest against Kashmir: rating -1, the counter drawn is -3, so the final "
+        "rating is -4. Result: their own base area loses a social level."
+    )
+    assert line["data"]["drawn"] == [-3] and line["data"]["final"] == -4
+    assert counter_words([-2, 1, 0], 1) == (
+        "the counters drawn are -2, +1 and +0; the best, +1, counts"
+    )
 
 
 def test_10_3_partial_conquest_by_population(s):

@@ -92,7 +92,15 @@ def test_16_1_a_successful_levy_pays(s):
     dice(s, 1, 1)
     s2, ev = engine.apply(s, KUSHAN, {"type": "tax", "area": "gandhara", "amount": 2})
     assert s2["players"][KUSHAN]["talents"] == s["players"][KUSHAN]["talents"] + 2
-    assert [e for e in ev if e["kind"] == "rebellion"][0]["data"]["result"] == "none"
+    check = [e for e in ev if e["kind"] == "rebellion"][0]
+    assert check["data"]["result"] == "none"
+    # 17.3 read out as a sentence (issue 26), the value signed in words
+    value = sum(t["value"] for t in check["data"]["terms"])
+    sign = "plus" if value >= 0 else "minus"
+    assert check["text"] == (
+        f"Rebellion check in Gandhara: the dice show 1 and 1, {sign} {abs(value)} for the "
+        f"area's rebellion value, {2 + value} in all: it stays loyal."
+    )
 
 
 def test_16_22_16_23_plunder_lowers_the_area_and_puts_it_in_unrest(s):

@@ -87,6 +87,39 @@ function renderDefense(data, action) {
         el("li", {}, el("span", { class: "odds-pct" }, pct(p)), " ", DEFENDER_TEXT[code] || `their result: ${(data.results || {})[code] || code}`))) : null);
 }
 
+/** Results whose odds differ by less than this read the same ("100%"). */
+const SAME_ODDS = 0.0005;
+
+function sameOdds(a, b) {
+  const codes = new Set([...Object.keys(a || {}), ...Object.keys(b || {})]);
+  return [...codes].every((c) => Math.abs((a?.[c] || 0) - (b?.[c] || 0)) < SAME_ODDS);
+}
+
+/** Hide the defense amounts that change nothing (issue 26: five buttons that all said
+ * "100% chance you are unharmed"), and say why they are gone. */
+function hideUseless(dialog, loaded) {
+  const all = loaded.filter((x) => x && x.odds).sort((a, b) => a.talents - b.talents);
+  let kept = null;
+  let stand = null;  // the amount a hidden one would have bought nothing over
+  let safe = null;  // the cheapest amount that makes you safe, if any was hidden past it
+  for (const x of all) {
+    const sure = kept && kept.fail !== null && kept.fail >= 1 - SAME_ODDS;
+    if (kept && (sure || sameOdds(kept.odds, x.odds))) {
+      const b = dialog.querySelector(`button[data-action="defend"][data-talents="${x.talents}"]`);
+      if (b) { b.hidden = true; stand = stand || kept; if (sure) safe = kept; }
+      continue;
+    }
+    kept = x;
+  }
+  const group = dialog.querySelector(".choice-group");
+  if (!stand || !group || dialog.querySelector(".hint.sure")) return;
+  const n = (safe || stand).talents;
+  const amount = n ? `adding ${n} talent${n === 1 ? "" : "s"}` : "with no talents added";
+  group.after(el("p", { class: "hint sure", "data-sure": String(n) },
+    safe ? `Defending ${amount}, their attack cannot harm you: more talents would be wasted, so they are not offered.`
+      : "Amounts that would not change the odds are not offered."));
+}
+
 /** Buttons that offer the same action with the same words keep their DOM node across a
  * redraw, so a redraw (a bot's move arriving) never swaps a button out from under the
  * pointer between press and release. */
@@ -724,36 +757,26 @@ export class Decisions {
               if (typeof data?.rating !== "number") return null;
               const o = data.odds && typeof data.odds === "object" ? data.odds : null;
               const fail = o ? FAILURES.reduce((sum, code) => sum + (o[code] || 0), 0) : null;
-              odds.textContent = `→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} chance you are unharmed`}`;
-              return { talents: a.talents ?? 0, fail, odds: JSON.stringify(o) };
+              const total = typeof data.cost === "number" ? data.cost + (a.talents ?? 0) : null;
+              odds.textContent = `${total === null ? "" : `costs ${total} talent${total === 1 ? "" : "s"} `}→ their rating ${data.rating}${fail === null ? "" : ` · ${pct(fail)} chance you are unharmed`}`;
+              return { talents: a.talents ?? 0, fail, odds: o };
             }).catch(() => null));
           }
+          // the amount is what you add to the cost of defending at all (13.11): the
+          // chip says what the whole defense costs once its odds are in
           return el("button", { type: "button", class: "btn act act-defend", "data-action": "defend",
             "data-talents": String(a.talents ?? ""),
             onclick: () => this.send(a), onmouseenter: () => this.hoverExplain(a, explainBox),
             onfocus: () => this.loadExplain(a, explainBox) },
-          `Defend with ${a.talents ?? 0} talent${a.talents === 1 ? "" : "s"}`, odds);
+          a.talents ? `Defend, adding ${a.talents} talent${a.talents === 1 ? "" : "s"}` : "Defend", odds);
         }),
         declines.map((a) => el("button", { type: "button", class: "btn ghost act act-decline", "data-action": "decline",
           onclick: () => this.send(a) }, "Decline to defend"))),
       explainBox);
     this.openDialog("defend", `Defend ${area}?`, body, force);
-    // Talents past the amount that already makes you safe buy nothing: not offered.
-    Promise.all(loads).then((all) => {
-      const safe = all.find((x) => x && x.fail !== null && x.fail >= 1);
-      if (!safe) return;
-      let hidden = 0;
-      for (const x of all) {
-        if (!x || x.talents <= safe.talents || x.odds !== safe.odds) continue;
-        const b = this.dialog.querySelector(`button[data-action="defend"][data-talents="${x.talents}"]`);
-        if (b) { b.hidden = true; hidden += 1; }
-      }
-      const group = this.dialog.querySelector(".choice-group");
-      if (hidden && group && !this.dialog.querySelector(".hint.sure")) {
-        group.after(el("p", { class: "hint sure", "data-sure": String(safe.talents) },
-          `With ${safe.talents} talent${safe.talents === 1 ? "" : "s"} their attack cannot harm you: more would be wasted.`));
-      }
-    });
+    // Only amounts that change the odds are offered: one whose odds are those of a
+    // cheaper one, or any past the amount that already makes you safe, buys nothing.
+    Promise.all(loads).then((all) => hideUseless(this.dialog, all));
   }
 
   showVote(votes, force = false) {
