@@ -491,11 +491,28 @@ def read_row(db: Session, game_id: int, *, lock: bool = False, key: str | None =
     return GameRow(**values, seats=seats, prior=prior)
 
 
-def lock_row(db: Session, game_id: int, key: str | None = None) -> GameRow:
+_PRIOR = select(_A.c.seat, _A.c.user_id, _A.c.result).where(
+    _A.c.game_id == bindparam("game_id"), _A.c.idempotency_key == bindparam("key")
+)
+
+
+def lock_row(
+    db: Session, game_id: int, key: str | None = None, expected_version: int | None = None
+) -> GameRow:
     """``lock_game`` for the hot path: the same lock, one Core statement, no ORM (and
-    the action stored under idempotency `key`, if any, in ``prior``)."""
+    the action stored under idempotency `key`, if any, in ``prior``).
+
+    On PostgreSQL a statement reads one snapshot, taken before it waits for the lock:
+    a duplicate of this request that committed while it waited is not in it, and the
+    row has moved on from `expected_version`. Then (and only then) the key is read
+    again, so the duplicate is replayed its first answer instead of a 409."""
     _begin_write(db)
-    return read_row(db, game_id, lock=True, key=key)
+    row = read_row(db, game_id, lock=True, key=key)
+    if key and row.prior is None and expected_version not in (None, row.version):
+        got = db.connection().execute(_PRIOR, {"game_id": game_id, "key": key}).first()
+        if got is not None:
+            row.prior = Prior(got.seat, got.user_id, got.result)
+    return row
 
 
 # --------------------------------------------------------------------------- state

@@ -98,7 +98,7 @@ def submit_action(
     fast = _held_move(db, game_id, expected_version, mover, action, now, user_id, key)
     if fast is not None:
         return fast
-    game = gamelog.lock_row(db, game_id, idempotency_key)
+    game = gamelog.lock_row(db, game_id, idempotency_key, expected_version)
     if idempotency_key:
         prior = game.prior
         if prior is not None:  # a retry, or a reused key (app/services/idempotency.py)
