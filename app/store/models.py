@@ -175,6 +175,10 @@ class Seat(Base):
     standin: Mapped[str | None] = mapped_column(String(32), default=None)
     #: standing orders (app/services/orders.py), answered by the server at once
     standing_orders: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
+    #: the last event (events.seq) its person has seen: the game page shows what came
+    #: after it on her return ("while you were away", app/services/catchup.py); None
+    #: until she first opens the game's page
+    seen_event: Mapped[int | None] = mapped_column(Integer, default=None)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     user: Mapped[User | None] = relationship(lazy="joined")

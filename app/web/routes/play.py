@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from app.services import lobby, replays
+from app.services import catchup, lobby, replays
 from app.services.errors import Forbidden, ServiceError
 from app.web.deps import DB, Login
 from app.web.limits import GameId, InviteCode
@@ -400,6 +400,10 @@ def _game_page(
                 for s in sorted(game.seats, key=lambda s: s.index)
             ],
         }
+    elif user_id is not None:
+        # what happened since her last look ("while you were away"); the mark moves on
+        meta["catchup"] = catchup.on_page_load(db, game, user_id)
+        db.commit()
     return render(
         request,
         "game.html",

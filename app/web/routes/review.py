@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
+from pydantic import BaseModel, Field
 
-from app.services import results
-from app.web.deps import DB, MaybeUser
-from app.web.limits import GameId
+from app.services import catchup, results
+from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser
+from app.web.limits import MAX_DB_INT, GameId
 from app.web.schemas import ERROR_RESPONSES
 
 router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
@@ -22,3 +23,27 @@ router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
 )
 def result(game_id: GameId, db: DB, user: MaybeUser) -> dict[str, Any]:
     return results.result_for(db, game_id, user.id if user else None)
+
+
+class SeenBody(BaseModel):
+    seq: int = Field(ge=0, le=MAX_DB_INT, description="the last event the page has shown")
+
+
+@router.post(
+    "/games/{game_id}/seen",
+    summary="The page has shown my events up to `seq`: my catch-up starts after it",
+)
+def seen(
+    game_id: GameId, body: SeenBody, db: DB, user: CurrentUser, _: CsrfChecked
+) -> dict[str, Any]:
+    mark = catchup.mark_seen(db, game_id, user.id, body.seq)
+    db.commit()
+    return {"seen": mark}
+
+
+@router.get(
+    "/games/{game_id}/catchup",
+    summary="What happened since my last look (the mark stays where it is)",
+)
+def catchup_view(game_id: GameId, db: DB, user: CurrentUser) -> dict[str, Any]:
+    return {"catchup": catchup.since_last_look(db, game_id, user.id)}

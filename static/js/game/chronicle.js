@@ -28,16 +28,87 @@ export function tidy(text) {
     .replace(new RegExp(`(^|[^\\d.,+-])([+-]?1) (${COUNTED})\\b`, "g"), (_, pre, one, w) => `${pre}${one} ${w.slice(0, -1)}`);
 }
 
+/** The chronicle's "wars and pacts" (the same kinds as app/services/catchup.py). */
+export const WARS_AND_PACTS = new Set(["diplomacy", "agreement", "breach", "parley", "accursed", "tribute", "exile", "offer"]);
+const SEAT_KEYS = ["seat", "owner", "from", "to", "defender", "winner", "payer", "payee"];
+const FILTERS = { all: "All", mine: "Mine", pacts: "Wars and pacts" };
+
+function store(key, value) {
+  try {
+    if (value === undefined) return window.localStorage.getItem(key);
+    window.localStorage.setItem(key, value);
+  } catch { /* private mode: the choice lasts the page */ }
+  return null;
+}
+
 export class Chronicle {
-  constructor(list) {
+  /**
+   * @param {HTMLOListElement} list   the log
+   * @param {HTMLElement} tools       where the order and filter controls go (optional)
+   * @param {function} me             () => {seat, name}: whose lines are "mine"
+   */
+  constructor(list, tools = null, me = () => ({})) {
     this.list = list;
+    this.me = me;
     this.seen = new Set();
     this.lastSeq = 0;
+    this.newestFirst = store("ig-log-order") === "newest";
+    this.filter = FILTERS[store("ig-log-filter")] ? store("ig-log-filter") : "all";
+    if (tools) this.controls(tools);
+  }
+
+  controls(tools) {
+    const select = el("select", { id: "log-filter", "aria-label": "Show in the chronicle",
+      onchange: () => this.setFilter(select.value) },
+    Object.entries(FILTERS).map(([k, label]) => el("option", { value: k, selected: k === this.filter }, label)));
+    const order = el("button", { type: "button", id: "log-order", class: "btn small ghost",
+      "aria-pressed": String(this.newestFirst), onclick: () => this.setOrder(!this.newestFirst) },
+    this.newestFirst ? "Newest first" : "Oldest first");
+    this.orderButton = order;
+    fill(tools, el("label", {}, "Show ", select), order);
+  }
+
+  setOrder(newestFirst) {
+    if (newestFirst === this.newestFirst) return;
+    this.newestFirst = newestFirst;
+    store("ig-log-order", newestFirst ? "newest" : "oldest");
+    this.list.replaceChildren(...[...this.list.children].reverse());
+    if (this.orderButton) {
+      this.orderButton.textContent = newestFirst ? "Newest first" : "Oldest first";
+      this.orderButton.setAttribute("aria-pressed", String(newestFirst));
+    }
+    this.list.scrollTop = newestFirst ? 0 : this.list.scrollHeight;
+  }
+
+  setFilter(filter) {
+    this.filter = FILTERS[filter] ? filter : "all";
+    store("ig-log-filter", this.filter);
+    for (const li of this.list.children) this.applyFilter(li);
+  }
+
+  /** Whether line `li` is one of mine: private to me, about my seat, or naming my power. */
+  isMine(li) {
+    const me = this.me() || {};
+    if (me.seat === null || me.seat === undefined) return false;
+    if (li.dataset.to !== undefined) return true; // a private line reaches only its seats
+    if ((li.dataset.seats || "").split(",").includes(String(me.seat))) return true;
+    if (!me.name) return false;
+    const name = me.name.replace(/[.*+?^$(){}|[\]\\]/g, "\\$&");
+    return new RegExp(`\\b${name}\\b`).test(li.textContent);
+  }
+
+  applyFilter(li) {
+    const show = this.filter === "all"
+      || (this.filter === "pacts" && WARS_AND_PACTS.has(li.dataset.kind))
+      || (this.filter === "mine" && this.isMine(li));
+    li.hidden = !show;
   }
 
   /** The last `n` lines, as new nodes (for the "latest" box in the decision panel). */
   recent(n) {
-    return [...this.list.children].slice(-n).map((li) => li.cloneNode(true));
+    const lines = [...this.list.children];
+    const last = this.newestFirst ? lines.slice(0, n).reverse() : lines.slice(-n);
+    return last.map((li) => { const c = li.cloneNode(true); c.hidden = false; return c; });
   }
 
   /** Empty the log (the replay shows the log as it stood at each step). */
@@ -47,7 +118,7 @@ export class Chronicle {
     this.lastSeq = 0;
   }
 
-  /** Add events (deduplicated by seq when they carry one); newest at the bottom. */
+  /** Add events (deduplicated by seq when they carry one), in the order chosen. */
   add(events) {
     if (!Array.isArray(events) || !events.length) return;
     const nearBottom = this.list.scrollHeight - this.list.scrollTop - this.list.clientHeight < 40;
@@ -58,12 +129,20 @@ export class Chronicle {
       this.seen.add(key);
       if (typeof seq === "number" && seq > this.lastSeq) this.lastSeq = seq;
       const rule = ev.rule && !String(ev.text || "").includes(String(ev.rule)) ? ruleLink(ev.rule) : null;
-      this.list.appendChild(el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}` },
+      const data = ev.data || {};
+      const seats = SEAT_KEYS.map((k) => data[k]).filter((v) => Number.isInteger(v));
+      const li = el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}`,
+        "data-kind": ev.kind || "info", "data-seq": typeof seq === "number" ? String(seq) : null,
+        "data-seats": seats.length ? seats.join(",") : null, "data-to": ev.to ? ev.to.join(",") : null },
         ev.to ? el("span", { class: "private-tag", title: "Only you see this" }, "only you") : null,
         ev.forced ? el("span", { class: "forced-tag", title: "The only move open: played at once" }, "no choice") : null,
-        linkRules(tidy(ev.text || "")), rule ? [" ", rule] : null));
+        linkRules(tidy(ev.text || "")), rule ? [" ", rule] : null);
+      if (this.filter !== "all") this.applyFilter(li);
+      if (this.newestFirst) this.list.prepend(li);
+      else this.list.appendChild(li);
     }
-    if (nearBottom || this.list.childElementCount < 30) this.list.scrollTop = this.list.scrollHeight;
+    if (this.newestFirst) this.list.scrollTop = 0;
+    else if (nearBottom || this.list.childElementCount < 30) this.list.scrollTop = this.list.scrollHeight;
   }
 }
 

@@ -22,6 +22,7 @@ import { renderExplain } from "./explain.js";
 import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
 import { Clock } from "./clock.js";
+import { CatchUp } from "./catchup.js";
 import { renderAgreements } from "./grand.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
 
@@ -45,11 +46,15 @@ class GamePage {
     this.map = new GameMap(this.$("map"), this.$("area-card"), meta);
     ctx.map = this.map;
     this.decisions = new Decisions(this.$("decide-body"), this.$("decision-dialog"), ctx);
-    this.chronicle = new Chronicle(this.$("log-list"));
+    this.chronicle = new Chronicle(this.$("log-list"), this.$("log-tools"), () => {
+      const seat = this.state?.seat;
+      return { seat, name: this.state?.view?.players?.[seat]?.name };
+    });
     ctx.recent = (n) => this.chronicle.recent(n);
     this.controls = new PageControls({ undo: this.$("undo-box"), standin: this.$("standin"),
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
     this.clock = new Clock(this.$("clock-warning"));
+    this.catchup = new CatchUp(this.$("catchup"), this);
     this.tutor = null;
     if (meta.scenario === "tutorial" && !meta.replay && this.$("coach")) {
       import("./tutor.js").then(({ Tutor }) => {
@@ -152,6 +157,8 @@ class GamePage {
     }
     await mapLoad;
     if (this.state) this.map.render(this.state.view || {}, (o) => this.powerOf(o));
+    this.catchup.show(this.meta.catchup); // "while you were away"
+    this.catchup.watch();
     await this.connect();
     this.keepPresence();
     if (this.chat) {

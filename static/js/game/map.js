@@ -356,6 +356,25 @@ export class GameMap {
     return this.meta.areas?.[id]?.name || humanize(id);
   }
 
+  /** Outline areas above the owners' patterns (the catch-up's changed areas, catchup.js):
+   * `changes` is [{area, mine}]; an empty list clears them. `pulse` stresses some. */
+  outline(changes, pulse = []) {
+    if (!this.svg || !this.markerLayer) return;
+    if (!this.outlineLayer) {
+      this.outlineLayer = svg("g", { class: "outline-layer", "pointer-events": "none" });
+      this.markerLayer.parentNode.insertBefore(this.outlineLayer, this.markerLayer);
+    }
+    this.outlineLayer.replaceChildren();
+    const stressed = new Set(pulse);
+    for (const c of changes || []) {
+      const path = this.areaPaths.get(c.area);
+      if (!path) continue;
+      const cls = ["since-outline", c.mine ? "mine" : "", stressed.has(c.area) ? "pulse" : ""].filter(Boolean);
+      this.outlineLayer.appendChild(svg("path", { d: path.getAttribute("d"), class: cls.join(" "),
+        "data-area": c.area, "vector-effect": "non-scaling-stroke" }));
+    }
+  }
+
   ensurePatterns(players) {
     for (const [seat, player] of players.entries()) {
       const pid = `pat-${player.power}`;
