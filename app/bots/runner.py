@@ -297,7 +297,9 @@ def play_game(
             action = choose_action(
                 record.levels[seat], view, legal, rng, explain, state=state, budget=budget
             )
-            if action not in legal and not engine.offer_fits(legal, action):  # 20.14
+            try:
+                engine.check(state, seat, action)  # the engine's own gate (20.14 for offers)
+            except engine.IllegalAction:
                 record.illegal_choices += 1
                 record.errors.append(f"bot chose an unlisted action {action!r}")
                 break

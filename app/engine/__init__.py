@@ -22,6 +22,7 @@ from app.engine.flow import (
     pending,
     undo,
 )
+from app.engine.gate import check
 from app.engine.grand import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
@@ -97,6 +98,7 @@ __all__ = [
     "Undo",
     "apply",
     "apply_in_place",
+    "check",
     "clone",
     "default_action",
     "dumps",

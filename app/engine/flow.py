@@ -1,6 +1,7 @@
 """The public dispatch of the engine: `apply` (on a copy), `apply_in_place` and
-`undo` check an action against `legal_actions` and run its handler from
-`HANDLERS`, then `advance` the game to the next decision.
+`undo` pass an action through the gate (`gate.check`: it must be one
+`legal_actions` lists) and run its handler from `HANDLERS` (`gate.ACTIONS`,
+the one table of action types), then `advance` the game to the next decision.
 
 The rules live in modules named for their part of docs/rules.md:
 
@@ -10,7 +11,8 @@ The rules live in modules named for their part of docs/rules.md:
 - `turn_actions` (5, 6.6, 9.1, 12.4, 13, 14.43, 16, 19.4): the handlers of a player's turn.
 - `parleys` (20, 18.2): calling, voting and resolving parleys.
 - `grand_actions` (20.14-20.45): grand diplomacy's handlers; its rules are in `grand`.
-- `prompts`: `pending`. `legality`: `legal_actions`, `diagnose`, `default_action`.
+- `prompts`: `pending`. `legality`: `legal_actions`, `default_action`. `gate`: `ACTIONS`,
+  `check`, `diagnose`.
 - Mechanisms below the phases: `endeavours` (8-15, 22.2), `defense` (13), `economy`
   (16, 17), `usurpers` and `usurper_records` (17.5x, 19.34), `nomads` (24), `fate`
   (19), `grand` (20.1-20.45, 22.1), `ownership` (7.4, 18), `exile` (21.1, 7.52), `market` (6.5-6.8), `deck` (5),
@@ -27,13 +29,10 @@ from typing import Any
 from app.engine import memo
 from app.engine.clone import copy_state
 from app.engine.core import State
-from app.engine.diplomacy_phase import h_diplo
 from app.engine.exile import court_lost
-from app.engine.grand_actions import HANDLERS as GRAND_HANDLERS
-from app.engine.legality import _check, default_action, diagnose, legal_actions
+from app.engine.gate import HANDLERS, check, diagnose
+from app.engine.legality import default_action, legal_actions
 from app.engine.parleys import (
-    h_call_parley,
-    h_vote,
     parley_options,
     parley_weight,
     resolve_parley,
@@ -47,32 +46,16 @@ from app.engine.sequence import (
     end_player_turn,
     end_round,
     finish,
-    h_choose_slot,
-    h_end_turn,
     start_game_turn,
     start_round,
     turn_outcome,
     upkeep,
 )
 from app.engine.setup import SCHEMA, geo_counters, new_game
-from app.engine.turn_actions import (
-    h_buy_off,
-    h_defend,
-    h_dismiss,
-    h_draw,
-    h_endeavour,
-    h_petition,
-    h_play,
-    h_recruit,
-    h_reduce_fort,
-    h_remove_tie,
-    h_tax,
-    h_waive,
-)
 
 
 def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, Any]]]:
-    act = _check(state, seat, action)
+    act = check(state, seat, action)
     st = copy_state(state)
     events: list[dict[str, Any]] = []
     with memo.scope():
@@ -91,7 +74,7 @@ def apply_in_place(
     action is checked exactly as `apply` checks it; an illegal one raises
     `IllegalAction` and leaves the state untouched. The events are detached
     copies: later moves never change them."""
-    act = _check(state, seat, action)
+    act = check(state, seat, action)
     entry = memo.track(state)
     token = memo.Undo(state, entry) if undoable else None
     entry.moved()
@@ -120,29 +103,6 @@ def undo(state: State, token: memo.Undo) -> None:
     back last first, each once; anything else raises `EngineError`."""
     memo.restore(state, token)
 
-
-HANDLERS = {
-    "draw": h_draw,
-    "petition": h_petition,
-    "dismiss": h_dismiss,
-    "endeavour": h_endeavour,
-    "defend": h_defend,
-    "decline": h_defend,
-    "tax": h_tax,
-    "plunder": h_tax,
-    "waive_tie": h_waive,
-    "recruit": h_recruit,
-    "play": h_play,
-    "call_parley": h_call_parley,
-    "vote": h_vote,
-    "remove_tie": h_remove_tie,
-    "reduce_fort": h_reduce_fort,
-    "end_turn": h_end_turn,
-    "buy_off": h_buy_off,
-    "choose_slot": h_choose_slot,
-    "diplo": h_diplo,
-    **GRAND_HANDLERS,
-}
 
 __all__ = [
     "new_game",

@@ -23,7 +23,7 @@ death or a 20.45 parley lifts it.
 This module holds the rules, below every phase: the agreements, breaches, the
 parleys' questions and verdicts, inheritance and the accursed. The actions'
 handlers (offer, answer, renounce, verdict, readmission) are in `grand_actions`;
-`legality` checks an offer against its template (`check_offer`).
+`gate` checks an offer against its template (`check_offer`).
 
 Everything lives in plain JSON: `state["grand"]` holds the pending offer, a
 pending verdict and the parleys due; agreements are in
@@ -55,7 +55,6 @@ from app.engine.core import (
 from app.engine.errors import IllegalAction
 from app.engine.ownership import change_owner
 
-ACTION_TYPES = ("offer", "cancel", "answer_offer", "verdict", "renounce", "readmission")
 TERMS = ("peace", "non_aggression", "alliance")  # 20.13
 LASTING_TERMS = ("non_aggression", "alliance")
 MAX_TERM_TURNS = 3  # 20.12: lasting items run 1 to 3 game turns

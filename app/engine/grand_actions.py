@@ -223,13 +223,3 @@ def h_readmission(
         p["tax_state"] = "closed"  # 16.14
     p["parleys"].append("readmission")
     open_parley(state, seat, "readmit", events)
-
-
-HANDLERS = {
-    "offer": h_offer,
-    "cancel": h_cancel,
-    "answer_offer": h_answer_offer,
-    "verdict": h_verdict,
-    "renounce": h_renounce,
-    "readmission": h_readmission,
-}

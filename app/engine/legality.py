@@ -1,21 +1,19 @@
 """Legality: `legal_actions` is the one source of what a seat may do now (every
 rule that opens or closes an action is read here or in the phase module it
-names); `diagnose` says in words why another action is refused, citing the
-rule (5.4, 5.5, 6.6, 9.1, 16.11-16.15); `default_action` is what a passed
-deadline does."""
+names); `default_action` is what a passed deadline does. The check of an
+action against this list, and the refusal in words, are in `gate`."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from app.engine import grand, memo, nomads, usurpers
-from app.engine.core import State, card_name, card_type, name, owned, player
+from app.engine.core import State, card_type, owned, player
 from app.engine.deck import next_draw_pile, petition_cost
 from app.engine.defense import defense_cost
 from app.engine.diplomacy_phase import diplomacy_actions
 from app.engine.economy import tax_options
-from app.engine.endeavours import base_cost, endeavour_actions, kinds_for
+from app.engine.endeavours import endeavour_actions
 from app.engine.errors import IllegalAction
 from app.engine.fate import holding_actions
 from app.engine.market import recruit_options
@@ -140,147 +138,3 @@ def default_action(state: State, prompt: dict[str, Any]) -> dict[str, Any]:
     if legal:
         return legal[0]
     raise IllegalAction("There is nothing to decide for that prompt.", "no_prompt")
-
-
-def _norm(action: Any) -> dict[str, Any]:
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise IllegalAction("An action must be an object with a 'type'.", "malformed")
-    return dict(action)
-
-
-def diagnose(state: State, seat: int, action: dict[str, Any]) -> IllegalAction:
-    """A reason a person can read for an action `legal_actions` does not list."""
-    if state["over"]:
-        return IllegalAction("The game is over.", "game_over")
-    if type(seat) is not int or not 0 <= seat < len(state["players"]):
-        return IllegalAction("There is no such seat in this game.", "bad_seat")
-    prompts = [pr for pr in pending(state) if pr["seat"] == seat]
-    if not prompts:
-        waiting = ", ".join(sorted({name(state, pr["seat"]) for pr in pending(state)}))
-        return IllegalAction(
-            f"It is not your decision now; waiting for {waiting}.", "not_your_turn"
-        )
-    t = action.get("type")
-    kind = prompts[0]["kind"]
-    p = player(state, seat)
-    expected = {
-        "vote": {"vote"},
-        "request": {"waive_tie", "diplo", "answer_offer", "verdict", "offer"},
-        "defend": {"defend", "decline"},
-        "diplomacy": {"diplo", "offer", "cancel", "renounce"},
-        "initiative": {"choose_slot"},
-        "advisor": {"endeavour", "petition", "dismiss", "play"},
-        "turn": {
-            "draw",
-            "tax",
-            "plunder",
-            "recruit",
-            "play",
-            "call_parley",
-            "remove_tie",
-            "reduce_fort",
-            "buy_off",
-            "end_turn",
-            "offer",
-            "cancel",
-            "readmission",
-        },
-    }[kind]
-    if t not in expected:
-        return IllegalAction(
-            f"You must answer the {kind} prompt first ({', '.join(sorted(expected))}).",
-            "wrong_prompt",
-        )
-    if t in grand.ACTION_TYPES:
-        return grand.diagnose(state, seat, action, kind)
-    bound = grand.bound_by_terms(state, seat)
-    if t == "diplo" and action.get("move") == "join" and bound:
-        ag = bound[0]
-        partner = name(state, next(x for x in ag["parties"] if x != seat))
-        return IllegalAction(
-            f"You are bound by agreement {ag['id']} with {partner} (non-aggression): a junior "
-            "partner shares its hegemon's wars, so a power so bound may not join a coalition. "
-            "Offer to cancel the agreement first (3.53, 20.13, 20.3).",
-            "bound",
-        )
-    if t == "draw" and p["years_left"] <= 0:
-        return IllegalAction("You have no years left this round.", "no_years")
-    if t == "petition":
-        cost = petition_cost(state, seat)
-        if p["influence"] < cost:
-            return IllegalAction(
-                f"A petition now costs {cost} influence; you have {p['influence']}.", "no_influence"
-            )
-        return IllegalAction("Your deck has no card left to draw.", "empty_deck")
-    if t in ("tax", "plunder"):
-        if p["tax_state"] == "closed":
-            return IllegalAction(
-                "Your taxation segment is over: all taxes are raised at once (16.14).", "tax_closed"
-            )
-        if action.get("area") in p["taxed"]:
-            return IllegalAction("That area was already taxed this turn (16.15).", "taxed")
-        return IllegalAction(
-            "You may tax only your own connected areas, up to their social state (16.11-16.13).",
-            "bad_tax",
-        )
-    if t == "recruit":
-        if p["recruited"]:
-            return IllegalAction("You have already recruited this turn (6.6).", "recruited")
-        return IllegalAction(
-            "You cannot afford that card, or there is no such slot.", "cannot_afford"
-        )
-    if t == "endeavour":
-        card = p["deck"]["hand"]
-        k = action.get("kind")
-        if k not in kinds_for(card):
-            return IllegalAction(f"{card_name(card)} cannot undertake {k!r}.", "wrong_advisor")
-        if not isinstance(action.get("talents"), int) or action["talents"] < 0:
-            return IllegalAction("Talents must be a whole number, 0 or more.", "bad_talents")
-        try:
-            cost, _ = base_cost(
-                state,
-                seat,
-                str(k),
-                str(action.get("base")),
-                str(action.get("target")),
-                action.get("option"),
-            )
-        except (KeyError, TypeError):
-            return IllegalAction(
-                "That base or target is not valid for this endeavour.", "bad_target"
-            )
-        if cost + action["talents"] > p["talents"]:
-            return IllegalAction(
-                f"That costs {cost + action['talents']} talents; you have {p['talents']}.",
-                "cannot_afford",
-            )
-        return IllegalAction("That base or target is not valid for this endeavour.", "bad_target")
-    return IllegalAction("That action is not allowed now.", "illegal")
-
-
-def check_offer(
-    state: State, seat: int, action: dict[str, Any], legal: list[dict[str, Any]]
-) -> dict[str, Any]:
-    """`_check` for offers: the action as `apply` takes it, or the refusal."""
-    listed = [a for a in legal if a.get("type") == "offer"]
-    if not listed:
-        raise diagnose(state, seat, action)
-    for a in listed:
-        if a.get("power") == action.get("power"):
-            grand.fits(a, action)
-            return action
-    raise grand._bad("You cannot make an offer to that power now.", "no_offer")
-
-
-def _check(state: State, seat: int, action: Any) -> dict[str, Any]:
-    """The action as `apply` works on it, or the `IllegalAction` that refuses it."""
-    act = _norm(action)
-    if state.get("over"):
-        raise IllegalAction("The game is over.", "game_over")
-    legal = legal_actions(state, seat)
-    if act["type"] == "offer":  # 20.14: any offer that fits a listed template
-        return check_offer(state, seat, act, legal)
-    key = json.dumps(act, sort_keys=True)  # type-exact: True is not 1
-    if not any(a == act and json.dumps(a, sort_keys=True) == key for a in legal):
-        raise diagnose(state, seat, act)
-    return act

@@ -281,9 +281,7 @@ def _decide(
     from app.engine.errors import IllegalAction
 
     request_fp = idempotency.fingerprint(seat.index, game.version, action)
-    if seat.index not in {p["seat"] for p in engine.pending(state)}:
-        raise Invalid("It is not your decision now.", code="not_your_turn")
-    try:
+    try:  # the engine's gate (engine.check) refuses whatever it does not list
         new_state, events = engine.apply(state, seat.index, action)
     except IllegalAction as exc:
         raise Invalid(exc.reason, code=exc.code) from exc
@@ -459,7 +457,9 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
         partial(engine.explain, state, seat.index),
         state=state,  # the strong level searches from it (app/bots/strong.py)
     )
-    if action not in legal and not engine.offer_fits(legal, action):  # a bot bug must not stall
+    try:
+        engine.check(state, seat.index, action)
+    except engine.IllegalAction:  # a bot bug must not stall
         log.error("bot %s chose an illegal action %r", level, action)
         prompt = next(p for p in engine.pending(state) if p["seat"] == seat.index)
         action = engine.default_action(state, prompt)

@@ -96,6 +96,7 @@ def test_mechanisms_never_import_a_phase() -> None:
         "turn_actions",
         "prompts",
         "legality",
+        "gate",
         "grand_actions",
     }
     mechanisms = (
