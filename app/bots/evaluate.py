@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.bots.board import num
+from app.bots.grand import Grand
 from app.bots.politics import Politics
 
 Action = dict[str, Any]
@@ -88,14 +90,6 @@ ENDEAVOUR_WEIGHT: dict[str, float] = {
 NEGATIVE_RESULTS = frozenset(code for code, value in RESULT_VALUE.items() if value < 0)
 
 
-def _num(value: Any, default: float = 0.0) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    return default
-
-
 def success_probability(explained: dict[str, Any]) -> float | None:
     """The chance an endeavour succeeds, from an ``explain`` answer.
 
@@ -125,7 +119,7 @@ def result_distribution(explained: dict[str, Any]) -> dict[str, float]:
             for row in dist:
                 if isinstance(row, dict):
                     name = str(row.get("result", row.get("name", row.get("outcome", ""))))
-                    items[name] = _num(row.get("p", row.get("probability", 0.0)))
+                    items[name] = num(row.get("p", row.get("probability", 0.0)))
         if items:
             return items
     return {}
@@ -162,8 +156,8 @@ class Evaluator:
             if isinstance(self.seat, int) and 0 <= self.seat < len(players)
             else {}
         )
-        self.talents = _num(self.player.get("talents"))
-        self.influence = _num(self.player.get("influence"))
+        self.talents = num(self.player.get("talents"))
+        self.influence = num(self.player.get("influence"))
         self.areas: dict[str, Any] = view.get("areas") or {}
         self._worth: dict[str | None, float] = {}
 
@@ -214,7 +208,7 @@ class Evaluator:
         return answer if isinstance(answer, dict) else None
 
     def years_left(self) -> float:
-        return _num(self.player.get("years_left"))
+        return num(self.player.get("years_left"))
 
     # -- scores ---------------------------------------------------------------
 
@@ -232,18 +226,18 @@ class Evaluator:
     def _score_end_turn(self, action: Action) -> float:
         # Keep the last year back for defense (13) when a rival is at war with us, or in
         # the game turn's last round when a horde is coming for us (24.13).
-        threatened = bool(self.politics.threats()) and _num(self.view.get("round")) >= _num(
+        threatened = bool(self.politics.threats()) and num(self.view.get("round")) >= num(
             self.view.get("rounds"), 4.0
         )
         return 1.2 if (self._at_war() or threatened) and self.years_left() <= 1 else 0.0
 
     def _score_choose_slot(self, action: Action) -> float:
-        return -_num(action.get("slot"))  # acting early leaves more choice
+        return -num(action.get("slot"))  # acting early leaves more choice
 
     def _score_endeavour(self, action: Action) -> float:
         kind = str(action.get("kind", ""))
         target = action.get("target")
-        extra = _num(action.get("talents"))
+        extra = num(action.get("talents"))
         explained = self.explained(action)
         dist = result_distribution(explained) if explained else {}
         if kind == "tribute":
@@ -251,11 +245,11 @@ class Evaluator:
         if dist:
             value = self._expected(kind, target, dist)
             defended = explained.get("if_defended") if explained else None
-            if isinstance(defended, dict) and _num(defended.get("defender_years")) > 0:
+            if isinstance(defended, dict) and num(defended.get("defender_years")) > 0:
                 other = result_distribution(defended)
                 if other:
                     value = 0.5 * value + 0.5 * self._expected(kind, target, other)
-            cost = _num(explained.get("cost"), extra) if explained else extra
+            cost = num(explained.get("cost"), extra) if explained else extra
             return value - self.talent_cost(cost) + 0.2
         # Without odds: success more likely with talents, with diminishing returns.
         weight = ENDEAVOUR_WEIGHT.get(kind, 0.3)
@@ -273,7 +267,7 @@ class Evaluator:
         if p is None:
             p = self._rough_court_odds("diplomacy", 3, extra)
         price = self.politics.tribute_price()
-        cost = _num(explained.get("cost"), price + extra) if explained else price + extra
+        cost = num(explained.get("cost"), price + extra) if explained else price + extra
         return p * self.politics.raid_loss() - self.talent_cost(cost) + 0.2
 
     def _rough_court_odds(self, stature: str, threshold: int, extra: float) -> float:
@@ -282,12 +276,12 @@ class Evaluator:
         public pool, 9.4)."""
         statures = (self.player.get("emperor") or {}).get("statures") or {}
         court = self.areas.get(str(self.player.get("court"))) or {}
-        rating = _num(statures.get(stature)) + _num(court.get("social")) + extra
+        rating = num(statures.get(stature)) + num(court.get("social")) + extra
         pool = (self.view.get("counters") or {}).get("pool") or {}
-        total = sum(_num(n) for n in pool.values()) if isinstance(pool, dict) else 0.0
+        total = sum(num(n) for n in pool.values()) if isinstance(pool, dict) else 0.0
         if not total:
             return 0.35 + 0.5 * (1.0 - 0.75**extra)
-        hits = sum(_num(n) for v, n in pool.items() if rating + int(v) >= threshold)
+        hits = sum(num(n) for v, n in pool.items() if rating + int(v) >= threshold)
         return hits / total
 
     def _expected(self, kind: str, target: Any, dist: dict[str, float]) -> float:
@@ -306,11 +300,11 @@ class Evaluator:
         # records a failure (5.10). Without explain, burdens are the strikes we can see.
         explained = self.explained(action)
         odds = self.me.get("draw_odds") or {}
-        bust = _num(odds.get("burden"), 0.3) if isinstance(odds, dict) else 0.3
-        cost = _num(self.me.get("petition_cost"), 1.0)
+        bust = num(odds.get("burden"), 0.3) if isinstance(odds, dict) else 0.3
+        cost = num(self.me.get("petition_cost"), 1.0)
         if explained is not None:
-            bust = _num(explained.get("bust_odds"), bust)
-            cost = _num(explained.get("cost"), cost)
+            bust = num(explained.get("bust_odds"), bust)
+            cost = num(explained.get("cost"), cost)
         if cost > self.influence:
             return -10.0
         # A fresh advisor is worth about a good endeavour.
@@ -320,16 +314,16 @@ class Evaluator:
         return 0.05
 
     def _score_tax(self, action: Action) -> float:
-        amount = _num(action.get("amount"))
+        amount = num(action.get("amount"))
         area_id = action.get("area")
         area = self.areas.get(area_id) if isinstance(area_id, str) else None
-        unrest = _num(area.get("unrest")) if isinstance(area, dict) else 0.0
+        unrest = num(area.get("unrest")) if isinstance(area, dict) else 0.0
         explained = self.explained(action)
         p_unrest = 0.0
         p_rebel: float | None = None
         if explained is not None and isinstance(explained.get("odds"), dict):
-            p_rebel = _num(explained["odds"].get("rebellion"))
-            p_unrest = _num(explained["odds"].get("unrest"))
+            p_rebel = num(explained["odds"].get("rebellion"))
+            p_unrest = num(explained["odds"].get("unrest"))
         if p_rebel is None:
             p_rebel = min(1.0, max(0.0, 0.1 * (amount - 1) + (0.15 * unrest if amount else 0.0)))
         worth = self.area_worth(area_id)
@@ -340,11 +334,11 @@ class Evaluator:
         # 16.2: about 1.5 talents (11.3), but a social level lost and unrest (or a check).
         area_id = action.get("area")
         area = self.areas.get(area_id) if isinstance(area_id, str) else None
-        restless = isinstance(area, dict) and _num(area.get("unrest")) > 0
+        restless = isinstance(area, dict) and num(area.get("unrest")) > 0
         explained = self.explained(action)
         p_rebel = 0.3 if restless else 0.0
         if explained is not None and isinstance(explained.get("odds"), dict):
-            p_rebel = _num(explained["odds"].get("rebellion"), p_rebel)
+            p_rebel = num(explained["odds"].get("rebellion"), p_rebel)
         net = 1.5 * TALENT_VALUE * 1.5 - 0.5 - (0.0 if restless else 0.7)
         net -= p_rebel * self.area_worth(area_id) * 1.5
         return self._segment_first(net)
@@ -362,8 +356,8 @@ class Evaluator:
         if isinstance(slot, int) and 0 <= slot < len(row) and isinstance(row[slot], dict):
             entry = row[slot]
         notable = _notable(entry.get("card"))
-        bonus = _num(notable.get("bonus"), 1.0)
-        price = _num(notable.get("cost"), 3.0) - _num(entry.get("coins"))
+        bonus = num(notable.get("bonus"), 1.0)
+        price = num(notable.get("cost"), 3.0) - num(entry.get("coins"))
         mine = self.me.get("deck_list") or []
         # A notable of a type we already field often is worth more.
         same = sum(
@@ -396,7 +390,7 @@ class Evaluator:
     def _raid_loss_after(self, raid: dict[str, Any], lowered: float) -> float:
         from app.engine.nomads import raid_odds
 
-        rating = int(_num(raid.get("rating")) - lowered)
+        rating = int(num(raid.get("rating")) - lowered)
         return self.politics.raid_harm(str(raid.get("target")), raid_odds(rating))
 
     def _score_raid_answer(self, raid: dict[str, Any], action: Action) -> float:
@@ -407,10 +401,10 @@ class Evaluator:
             return -self._raid_loss_after(raid, 0.0)
         from app.engine.nomads import raid_odds
 
-        extra = _num(action.get("talents"))
-        military = _num((self.player.get("emperor") or {}).get("statures", {}).get("military"))
+        extra = num(action.get("talents"))
+        military = num((self.player.get("emperor") or {}).get("statures", {}).get("military"))
         lowered = military + extra
-        after = int(_num(raid.get("rating")) - lowered)
+        after = int(num(raid.get("rating")) - lowered)
         repulsed = raid_odds(after).get("none", 0.0)
         return (
             -self._raid_loss_after(raid, lowered) + 0.5 * repulsed - self.talent_cost(1.0 + extra)
@@ -430,7 +424,7 @@ class Evaluator:
         worth = sum(self.area_worth(a) for a in u.get("areas") or [])
         if self.player.get("exiled"):
             worth += 4.0  # 21.3: back from exile, a court again
-        return 0.8 * worth - self.talent_cost(_num(u.get("price")))
+        return 0.8 * worth - self.talent_cost(num(u.get("price")))
 
     def _score_defend(self, action: Action) -> float:
         raid = self._raid()
@@ -441,7 +435,7 @@ class Evaluator:
             interrupt.get("target", interrupt.get("area")) if isinstance(interrupt, dict) else None
         )
         worth = self.area_worth(target)
-        extra = _num(action.get("talents"))
+        extra = num(action.get("talents"))
         p = 0.45 + 0.45 * (1.0 - 0.7 ** (1.0 + extra))
         return worth * p * 0.8 - self.talent_cost(extra)
 
@@ -467,9 +461,7 @@ class Evaluator:
     # -- grand diplomacy (20) -------------------------------------------------------
 
     @property
-    def grand(self) -> Any:
-        from app.bots.grand import Grand
-
+    def grand(self) -> Grand:
         return Grand(self.politics)
 
     def _score_offer(self, action: Action) -> float:

@@ -3,7 +3,7 @@ to us, which offers to make, which to accept, when to keep or break an agreement
 how to vote in 20.41-20.45 parleys and whether to bow to a verdict.
 
 It reads only the seat's view (public board, agreements in force, the offer
-pending to us) through ``Politics``. Values are in the victory-point-ish units
+pending to us) through the seat's ``Judgement`` (``politics.Politics``). Values are in the victory-point-ish units
 of ``evaluate.py``.
 
 - **A bundle's worth**: talents at ``TALENT_VALUE``; an area at its population
@@ -25,9 +25,9 @@ of ``evaluate.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from app.bots.politics import Politics, _map, _num
+from app.bots.board import area_map, num
 
 Action = dict[str, Any]
 
@@ -47,8 +47,31 @@ def _side(value: Any) -> dict[str, Any]:
     return out
 
 
+class Judgement(Protocol):
+    """What ``Grand`` reads of the seat's political judgement (``politics.Politics``,
+    which in turn asks ``Grand`` what a war or a vote means for its agreements)."""
+
+    view: dict[str, Any]
+    seat: int
+    players: list[dict[str, Any]]
+    areas: dict[str, Any]
+
+    def seat_of(self, power: Any) -> int | None: ...
+    def turns_left(self) -> int: ...
+    def score(self, seat: int) -> float: ...
+    def leader(self) -> int | None: ...
+    def bloc_strength(self, seat: int) -> float: ...
+    def neighbours(self, other: int) -> bool: ...
+    def at_war_with(self, other: int) -> bool: ...
+    def border_worth(self, other: int) -> float: ...
+    def border_worth_of(self, attacker: int, victim: int) -> float: ...
+    def _war(self, other: int) -> float: ...
+    def _allied_pair(self, a: int, b: int) -> bool: ...
+    def _war_pair(self, a: int, b: int) -> bool: ...
+
+
 class Grand:
-    def __init__(self, politics: Politics) -> None:
+    def __init__(self, politics: Judgement) -> None:
         self.pol = politics
         self.view = politics.view
         self.seat = politics.seat
@@ -59,7 +82,7 @@ class Grand:
         return ACCURSED_BASE + ACCURSED_PER_TURN * max(0, self.pol.turns_left())
 
     def area_worth(self, area: Any) -> float:
-        _, pop, _ = _map()
+        _, pop, _ = area_map()
         worth = pop.get(str(area), 1.0)
         row = self.pol.areas.get(area) if isinstance(area, str) else None
         if isinstance(row, dict) and self.seat in (row.get("claims") or []):
@@ -83,8 +106,8 @@ class Grand:
     def worth(self, mine: Any, theirs: Any, terms: list[str], turns: int, other: int) -> float:
         """The worth to us of a bundle where we give ``mine`` and get ``theirs``."""
         mine, theirs = _side(mine), _side(theirs)
-        value = TALENT_VALUE * (_num(theirs["talents"]) - _num(mine["talents"]))
-        value += TALENT_VALUE * turns * (_num(theirs["per_turn"]) - _num(mine["per_turn"]))
+        value = TALENT_VALUE * (num(theirs["talents"]) - num(mine["talents"]))
+        value += TALENT_VALUE * turns * (num(theirs["per_turn"]) - num(mine["per_turn"]))
         value -= sum(self.area_worth(a) + self._court_extra(a) for a in mine["areas"])
         value += sum(self.area_worth(a) for a in theirs["areas"])
         for a in theirs["claims"]:
@@ -119,7 +142,7 @@ class Grand:
         terms_ok = list(tpl.get("terms") or [])
         lo, hi = (tpl.get("turns") or [1, 1])[:2]
         give_lim = tpl.get("give") or {}
-        mine_t = int(_num(give_lim.get("talents")))
+        mine_t = int(num(give_lim.get("talents")))
         mine_s, theirs_s = pol.bloc_strength(self.seat), pol.bloc_strength(other)
         stronger = theirs_s > 1.15 * mine_s and (pol.neighbours(other) or pol.at_war_with(other))
         if not stronger:
@@ -184,17 +207,17 @@ class Grand:
         if len(terms) != len(off.get("terms") or []):
             return listed, -1.0
         give, get = _side(off.get("get")), _side(off.get("give"))
-        turns = int(_num(off.get("turns")))
+        turns = int(num(off.get("turns")))
         value = self.worth(give, get, terms, turns, other)
         if value > 0.05 or value < -1.5:
             return listed, -1.0  # worth taking as it is, or too far apart
         want = int(-value / TALENT_VALUE) + 1
-        room = int(_num((tpl.get("get") or {}).get("talents"))) - int(_num(get["talents"]))
+        room = int(num((tpl.get("get") or {}).get("talents"))) - int(num(get["talents"]))
         if want > room:
             return listed, -1.0
-        get["talents"] = int(_num(get["talents"])) + want
+        get["talents"] = int(num(get["talents"])) + want
         for side, lim in ((give, tpl.get("give") or {}), (get, tpl.get("get") or {})):
-            if side["talents"] > int(_num(lim.get("talents"))) or not set(side["areas"]) <= set(
+            if side["talents"] > int(num(lim.get("talents"))) or not set(side["areas"]) <= set(
                 lim.get("areas") or []
             ):
                 return listed, -1.0
@@ -225,7 +248,7 @@ class Grand:
             off.get("get"),
             off.get("give"),
             list(off.get("terms") or []),
-            int(_num(off.get("turns"))),
+            int(num(off.get("turns"))),
             int(off["from"]),
         )
         accept = value > 0.05
@@ -246,9 +269,9 @@ class Grand:
         )
         if not isinstance(ag, dict):
             return -1.0
-        left = max(0, int(_num(ag.get("expires"))) - int(_num(self.view.get("turn"))) + 1)
+        left = max(0, int(num(ag.get("expires"))) - int(num(self.view.get("turn"))) + 1)
         owed = sum(
-            _num(t.get("amount")) for t in ag.get("tribute") or [] if t.get("payer") == self.seat
+            num(t.get("amount")) for t in ag.get("tribute") or [] if t.get("payer") == self.seat
         )
         cost_kept = TALENT_VALUE * owed * left
         other = [p for p in ag.get("parties") or [] if p != self.seat]
@@ -261,7 +284,7 @@ class Grand:
         for s, p in enumerate(self.pol.players):
             if p.get("accursed"):
                 continue
-            weight = _num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
+            weight = num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
             v = self.vote_breach(s, injured, self.seat)
             if v == "yes":
                 yes += weight
@@ -326,7 +349,7 @@ class Grand:
         for s, p in enumerate(self.pol.players):
             if p.get("accursed") and s != self.seat:
                 continue
-            weight = _num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
+            weight = num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
             pol = self.pol
             if s == self.seat or pol._allied_pair(s, self.seat):
                 v = "yes"
@@ -339,12 +362,3 @@ class Grand:
             elif v == "no":
                 no += weight
         return 1.3 if yes >= no else -1.0
-
-
-def finish(view: Any, action: Action) -> Action:
-    """The concrete offer the standard bot makes for a listed template it chose."""
-    if action.get("type") != "offer" or "template" not in action:
-        return action
-    grand = Grand(Politics(view))
-    offer, value = grand.counter(action) if grand.countering() else grand.compose(action)
-    return offer if value > 0 else action

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.bots.evaluate import Evaluator
+from app.bots.politics import finish
 
 Action = dict[str, Any]
 
@@ -83,8 +84,6 @@ def choose_heuristic(
 ) -> Action:
     if len(legal) == 1:
         return legal[0]
-    from app.bots.grand import finish
-
     return finish(view, legal[rank_heuristic(view, legal, rng, explain)[0]])  # 20.14
 
 

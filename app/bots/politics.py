@@ -32,6 +32,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from app.bots.board import area_map, num
+from app.bots.grand import Grand
+from app.engine.core import geo
+
 Action = dict[str, Any]
 
 # War needs this edge in strength over the victim, and this much worth on the border.
@@ -52,32 +56,10 @@ FATE_RAID_CHANCE = 0.12
 UNREST_VALUE = 0.5
 
 
-@lru_cache(maxsize=1)
-def _map() -> tuple[dict[str, frozenset[str]], dict[str, float], dict[str, str]]:
-    """Adjacency (land and sea), population and terrain of every area (public content)."""
-    from app.engine.core import geo
-
-    g = geo()
-    near = {a: frozenset(g.land.get(a, set()) | g.sea_near.get(a, set())) for a in g.areas}
-    pop = {a: float(x.get("population", 1)) for a, x in g.areas.items()}
-    terrain = {a: str(x.get("terrain", "")) for a, x in g.areas.items()}
-    return near, pop, terrain
-
-
 @lru_cache(maxsize=512)
 def _land(area: str) -> frozenset[str]:
     """Land links only (24.11: a horde's reach runs over land)."""
-    from app.engine.core import geo
-
     return frozenset(geo().land.get(area, set()))
-
-
-def _num(value: Any, default: float = 0.0) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, int | float):
-        return float(value)
-    return default
 
 
 class Politics:
@@ -120,16 +102,16 @@ class Politics:
     def score(self, seat: int) -> float:
         row = (self.view.get("score") or {}).get(str(seat))
         if isinstance(row, dict):  # 26.2: who is winning is measured by standing
-            return _num(row.get("standing", row.get("total")))
-        return _num(row)
+            return num(row.get("standing", row.get("total")))
+        return num(row)
 
     def strength(self, seat: int) -> float:
         cached = self._strength.get(seat)
         if cached is None:
-            _, pop, _ = _map()
+            _, pop, _ = area_map()
             p = self.players[seat] if 0 <= seat < len(self.players) else {}
             land = sum(pop.get(a, 1.0) for a in self.held(seat))
-            cached = land + 0.3 * _num(p.get("talents")) + 0.2 * self.score(seat)
+            cached = land + 0.3 * num(p.get("talents")) + 0.2 * self.score(seat)
             if p.get("exiled"):
                 cached *= 0.5
             self._strength[seat] = cached
@@ -151,7 +133,7 @@ class Politics:
     def since(self, other: int) -> int:
         lo, hi = sorted((self.seat, other))
         rel = self.relations.get(f"{lo}|{hi}")
-        return int(_num(rel.get("since"))) if isinstance(rel, dict) else 0
+        return int(num(rel.get("since"))) if isinstance(rel, dict) else 0
 
     def head(self, seat: int) -> int:
         for head, juniors in self.coalitions.items():
@@ -182,7 +164,7 @@ class Politics:
 
     def border_worth(self, other: int) -> float:
         """What the other's areas next to ours are worth (courts excluded: 12.16)."""
-        near, pop, _ = _map()
+        near, pop, _ = area_map()
         mine = set(self.held(self.seat))
         court = self.players[other].get("court") if 0 <= other < len(self.players) else None
         worth = 0.0
@@ -193,7 +175,7 @@ class Politics:
 
     def border_worth_of(self, attacker: int, victim: int) -> float:
         """What ``victim``'s areas next to ``attacker``'s are worth (courts excluded)."""
-        near, pop, _ = _map()
+        near, pop, _ = area_map()
         theirs = set(self.held(attacker))
         court = self.players[victim].get("court") if 0 <= victim < len(self.players) else None
         return sum(
@@ -203,7 +185,7 @@ class Politics:
         )
 
     def neighbours(self, other: int) -> bool:
-        near, _, _ = _map()
+        near, _, _ = area_map()
         mine = set(self.held(self.seat))
         return any(near.get(a, frozenset()) & mine for a in self.held(other))
 
@@ -217,7 +199,7 @@ class Politics:
         return top[0] if len(top) == 1 else None
 
     def turns_left(self) -> int:
-        return int(_num(self.view.get("end_turn"))) - int(_num(self.view.get("turn")))
+        return int(num(self.view.get("end_turn"))) - int(num(self.view.get("turn")))
 
     # -- diplomacy (3) -----------------------------------------------------------
 
@@ -279,11 +261,9 @@ class Politics:
         if edge < WAR_EDGE or worth < WAR_BORDER_WORTH:
             return -1.0
         value = 0.5 + 0.1 * worth + 0.5 * (edge - WAR_EDGE)
-        from app.bots.grand import Grand
-
         value -= Grand(self).breach_cost(other)  # 20.13, 20.44: war on a partner
         if self.status(other) == "peace":
-            lasted = int(_num(self.view.get("turn"))) - self.since(other)
+            lasted = int(num(self.view.get("turn"))) - self.since(other)
             # 3.22: the die must come under the years of peace; above it costs popularity.
             p_war = max(0, min(6, lasted - 1)) / 6.0
             p_lose = max(0, 6 - lasted) / 6.0
@@ -390,8 +370,6 @@ class Politics:
         return False
 
     def score_vote(self, action: Action) -> float:
-        from app.bots.grand import Grand
-
         parley = self.view.get("parley") or {}
         caller = parley.get("caller") if isinstance(parley, dict) else None
         if not isinstance(caller, int):
@@ -405,7 +383,7 @@ class Politics:
         for s, p in enumerate(self.players):
             if p.get("accursed"):
                 continue
-            weight = _num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
+            weight = num((p.get("emperor") or {}).get("statures", {}).get("diplomacy"))
             vote = self.vote_of(s, self.seat, area)
             if vote == "yes":
                 yes += weight
@@ -416,7 +394,7 @@ class Politics:
     def score_call_parley(self, action: Action) -> float:
         if not self.parley_carries(action.get("area")):
             return -1.0
-        _, pop, _ = _map()
+        _, pop, _ = area_map()
         return 0.6 + 0.2 * pop.get(str(action.get("area")), 1.0)
 
     # -- war aims and nomads -----------------------------------------------------------
@@ -427,7 +405,7 @@ class Politics:
         owner = row.get("owner") if isinstance(row, dict) else None
         if not isinstance(owner, int) or owner == self.seat or not self.at_war_with(owner):
             return 0.0
-        _, pop, _ = _map()
+        _, pop, _ = area_map()
         bonus = 0.5 * pop.get(str(area), 1.0) + (0.5 if owner == self.leader() else 0.0)
         left = len(self.held(owner))
         if left <= 2:
@@ -470,14 +448,14 @@ class Politics:
         from app.engine.world import knobs
 
         k = knobs("nomads")["tribute"]
-        strength = sum(_num(h.get("strength")) for h in self.threats())
+        strength = sum(num(h.get("strength")) for h in self.threats())
         per = Fraction(str(k.get("per_strength", 0.5)))
         return max(int(k.get("min", 1)), math.ceil(per * Fraction(str(strength))))
 
     def raid_harm(self, area: str, odds: dict[str, Any]) -> float:
         """What a raid with these odds (24.13: raid, sack) costs us in ``area``."""
-        hit = _num(odds.get("raid")) + _num(odds.get("sack"))
-        return hit * self.social_level_value(area) + _num(odds.get("sack")) * UNREST_VALUE
+        hit = num(odds.get("raid")) + num(odds.get("sack"))
+        return hit * self.social_level_value(area) + num(odds.get("sack")) * UNREST_VALUE
 
     def raid_loss(self) -> float:
         """The expected loss to the hordes threatening us this game turn (24.12-24.13),
@@ -493,11 +471,20 @@ class Politics:
         """What losing one social level of ``area`` costs: an area yields at most its
         social state in tax (16.11), so a level above 0 is about a talent each round it
         is taxed (about every other round) for the rest of the game."""
-        social = _num((self.areas.get(area) or {}).get("social"))
+        social = num((self.areas.get(area) or {}).get("social"))
         if social <= -3:
             return 0.0  # already at the bottom (24.1)
         if social <= 0:
             return 0.1 * SOCIAL_LEVEL_VALUE  # untaxable already: only plunder suffers
-        rounds = _num(self.view.get("rounds"), 4.0)
-        left = self.turns_left() * rounds + max(1.0, rounds - _num(self.view.get("round")) + 1)
+        rounds = num(self.view.get("rounds"), 4.0)
+        left = self.turns_left() * rounds + max(1.0, rounds - num(self.view.get("round")) + 1)
         return SOCIAL_LEVEL_VALUE * 0.22 * 0.5 * left
+
+
+def finish(view: Any, action: Action) -> Action:
+    """The concrete offer the standard bot makes for a listed template it chose (20.14)."""
+    if action.get("type") != "offer" or "template" not in action:
+        return action
+    grand = Grand(Politics(view))
+    offer, value = grand.counter(action) if grand.countering() else grand.compose(action)
+    return offer if value > 0 else action

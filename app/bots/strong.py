@@ -45,9 +45,9 @@ from typing import Any
 
 from app import engine
 from app.bots import search_step
+from app.bots.board import area_map
 from app.bots.evaluate import RESULT_VALUE, Evaluator
 from app.bots.heuristic import choose_heuristic, rank_heuristic
-from app.bots.politics import _map
 from app.engine import rng as engine_rng
 from app.engine.core import card_type
 from app.engine.deck import draw_odds, petition_cost
@@ -173,7 +173,7 @@ def leaf_value(state: State, seat: int) -> float:
     scores = engine.score(state)
     n = len(state["players"])
     extra = [0.0] * n
-    _, pop, _ = _map()
+    _, pop, _ = area_map()
     for area_id, area in state["areas"].items():
         owner = area["owner"]
         if isinstance(owner, int):

@@ -45,9 +45,9 @@ def test_declares_war_on_a_weak_neighbour_worth_taking() -> None:
     action = choose_action("standard", view, legal, random.Random(0))
     assert action.get("move") != "declare_war"
     # ... but once it has lost its land away from our border, and its treasury.
-    from app.bots.politics import _map
+    from app.bots.board import area_map
 
-    near, _, _ = _map()
+    near, _, _ = area_map()
     court = state["players"][victim]["court"]
     mine = set(politics.held(me))
     for a in politics.held(victim):
