@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.services import chat, lobby, play, records, replays
+from app.services import chat, gamelog, lobby, play, records, replays
 from app.services.errors import Invalid
 from app.store import blocking
 from app.web import ratelimit
@@ -153,12 +153,11 @@ def events(
 
         raise Forbidden("This game is private.")
     seat = lobby.seat_of(game, uid)
-    return {
-        "game_id": game_id,
-        "version": game.version,
-        "last_seq": game.last_event,
-        "events": play.events_since(db, game_id, seat.index if seat else None, since),
-    }
+    # The version, last_seq and events of one snapshot (issue 29: never torn).
+    version, last_seq, seen = gamelog.events_snapshot(
+        db, game_id, seat.index if seat else None, since
+    )
+    return {"game_id": game_id, "version": version, "last_seq": last_seq, "events": seen}
 
 
 @router.get(
