@@ -59,10 +59,10 @@ def two_people_game(
 
 def test_coming_back_she_is_told_what_happened_by_game_turn(
     start_server: Callable[..., LiveServer],
-    sqlite_url: str,
+    db_url: str,
     new_player: Callable[..., Player],
 ) -> None:
-    server = start_server(sqlite_url)
+    server = start_server(db_url)  # SQLite and PostgreSQL
     gid, alice, bob = two_people_game(server, new_player)
     first = page_meta(alice, gid)
     assert first.get("catchup") is None, "a first look has nothing to catch up on"
@@ -84,7 +84,7 @@ def test_coming_back_she_is_told_what_happened_by_game_turn(
     assert "game turns 1 to 2" in back["summary"]
 
     # private lines (a hand drawn, an offer's terms) never reach the catch-up
-    eng = make_engine(sqlite_url)
+    eng = make_engine(db_url)
     try:
         with make_sessionmaker(eng)() as db:
             rows = db.scalars(select(Event).where(Event.game_id == gid, Event.seq > mark)).all()
