@@ -65,6 +65,7 @@ export class Chronicle {
       "aria-pressed": String(this.newestFirst), onclick: () => this.setOrder(!this.newestFirst) },
     this.newestFirst ? "Newest first" : "Oldest first");
     this.orderButton = order;
+    this.filterSelect = select;
     fill(tools, el("label", {}, "Show ", select), order);
   }
 
@@ -78,6 +79,13 @@ export class Chronicle {
       this.orderButton.setAttribute("aria-pressed", String(newestFirst));
     }
     this.list.scrollTop = newestFirst ? 0 : this.list.scrollHeight;
+  }
+
+  /** A spectator has no lines of "mine": the choice is offered to a seat only. */
+  seated(on) {
+    const mine = this.filterSelect?.querySelector("option[value=mine]");
+    if (mine) mine.hidden = !on;
+    if (!on && this.filter === "mine") this.setFilter("all");
   }
 
   setFilter(filter) {

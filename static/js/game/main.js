@@ -272,6 +272,7 @@ class GamePage {
     if (Array.isArray(payload.seats)) {
       this.meta.seat_users = Object.fromEntries(payload.seats.map((s) => [s.index, s.username || (s.bot_level ? `${s.bot_level} bot` : null)]));
     }
+    this.chronicle.seated(payload.seat !== null && payload.seat !== undefined);
     if (payload.events) this.chronicle.add(payload.events);
     else if (payload.view?.log) this.chronicle.add(payload.view.log);
     const view = payload.view || {};
