@@ -6,7 +6,11 @@ and the bot's choices are seeded per step (app/services/play.py), the game unfol
 same way whenever the player follows the coach: the seed was chosen (by
 ``scripts/tutorial_seed.py``) so that the coach's path meets every situation a
 newcomer must see — the diplomatic choice, a first draw, a petition that busts, an
-endeavour with its odds, a defense, a tax with its rebellion risk and a parley.
+endeavour with its odds, a tax with its rebellion risk, a parley and a defense, in
+that order: the first draw comes before any tax, parley or defense.
+
+Before the first move the coach says how a game is won (26.1-26.2: victory points,
+the power's victory level, standing); a step that needs one area names it.
 
 The coach on the page (static/js/game/tutor.js) recognises the situation from the
 seat view and the legal actions, highlights the control and says why, with the rule.
@@ -19,11 +23,13 @@ offers "Continue the tutorial" while it runs.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.engine.content import content
 from app.store.models import Action, Event, Game, Seat, User
 
 SCENARIO = "tutorial"
@@ -35,7 +41,9 @@ SEED = 23
 BOT = "heuristic"
 
 #: the situations, in the order the coach's path meets them
-SITUATIONS = ("diplomacy", "draw", "petition_bust", "endeavour", "defense", "tax", "parley")
+SITUATIONS = ("diplomacy", "draw", "petition_bust", "endeavour", "tax", "parley", "defense")
+#: the step before the first move: how a game is won (read, not played)
+GOAL = "goal"
 
 
 def is_tutorial(game: Game) -> bool:
@@ -144,17 +152,19 @@ def coach_choice(
         # hides the choice: see the talents step in static/js/game/decide.js)
         free = [a for a in by["endeavour"] if a.get("talents", 0) == 0] or by["endeavour"]
         return free[0]
-    if "tax" in by and "tax" not in seen:
+    # the first draw and endeavour come before any tax or parley (a newcomer learns to
+    # act first; the levy waits for the next turn of hers)
+    if "tax" in by and "tax" not in seen and "endeavour" in seen:
         seen.add("tax")
         return max(by["tax"], key=lambda a: a.get("amount", 0))
-    if "call_parley" in by and "parley" not in seen:
+    if "call_parley" in by and "parley" not in seen and "endeavour" in seen:
         return by["call_parley"][0]
     mine = (view.get("players") or [{}])[int(me.get("seat") or 0)]
     if "end_turn" in by and "draw" in by and int(mine.get("years_left") or 0) <= 1:
         return by["end_turn"][0]  # keep a year to defend with (13.13)
     if "choose_slot" in by:
-        # play second: a rival who moves first may attack while all your years are left
-        return max(by["choose_slot"], key=lambda a: a.get("slot", 0))
+        # play first: draw and act before the Han, keeping a year to defend with later
+        return min(by["choose_slot"], key=lambda a: a.get("slot", 0))
     if "draw" in by:
         seen.add("draw")
         return by["draw"][0]
@@ -226,13 +236,25 @@ SAY: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("18.32", "20.4", "26.1"),
     ),
 }
+#: the goal, told before the first move (docs/rules.md 26)
+SAY_GOAL: tuple[str, str, tuple[str, ...]] = (
+    "How a game is won",
+    "You win on standing, not size. Victory points are the population of the areas you "
+    "own (+2 for each you also claim), monuments and half your popularity; your power's "
+    "victory level is what it is expected to score, and standing is points less level. "
+    "After the last game turn the highest standing wins (a tie: more areas, then more "
+    "talents). This tutorial is one game turn of two rounds; the scores beside each "
+    "ruler show the points as they change.",
+    ("26.1", "26.2"),
+)
+
 #: the ordinary steps between the situations
 SAY_STEP: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "choose_slot": (
         "Initiative",
-        "Choose your place in the order of play. Playing second lets a rival move first "
-        "while all your years are still there to defend with.",
-        ("13.13",),
+        "Choose your place in the order of play. Play first: you draw and act before the "
+        "Han; a year you leave unused is there to defend with when they move.",
+        ("4.3", "13.13"),
     ),
     "end_turn": (
         "End your turn",
@@ -249,8 +271,47 @@ SAY_STEP: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
+@lru_cache(maxsize=1)
+def _names() -> dict[str, str]:
+    """Every named thing of the content pack (areas first, then seas, innovations,
+    buildings …) by id, as the page shows it."""
+    found: dict[str, str] = {}
+    pack = content()
+    for stem in ["areas", *sorted(pack.files)]:
+        rows = pack.get(stem)
+        if isinstance(rows, list):
+            for row in rows:
+                if isinstance(row, dict) and "id" in row and "name" in row:
+                    found.setdefault(str(row["id"]), str(row["name"]))
+    return found
+
+
+def area_name(thing: Any) -> str:
+    """An area's (or a target innovation's) name: "achaea" -> "Achaea"."""
+    return _names().get(str(thing)) or str(thing).replace("_", " ").capitalize()
+
+
+def doing(action: dict[str, Any]) -> str | None:
+    """The coach's action in words when it needs one area among many, naming it
+    ("This time: diplomacy from Bactria, target Achaea."); the page lists it first."""
+    if action.get("type") == "endeavour":
+        kind = str(action.get("kind", "endeavour")).replace("_", " ")
+        target = action.get("target")
+        on = area_name(target) if target else None
+        base = area_name(action.get("base"))
+        return f"This time: {kind} from {base}" + (f", target {on}." if on else ".")
+    if action.get("type") in ("tax", "plunder"):
+        verb = "tax" if action["type"] == "tax" else "plunder"
+        amount = f" for {action['amount']} talents" if action.get("amount") else ""
+        return f"This time: {verb} {area_name(action.get('area'))}{amount}."
+    if action.get("type") == "call_parley" and action.get("area"):
+        return f"This time: a parley over {area_name(action['area'])}."
+    return None
+
+
 def seen_in_log(db: Session, game_id: int, seat: int = 0) -> set[str]:
-    """The situations the player has been through, read from the game's log."""
+    """The situations the player has been through, read from the game's log (and the
+    goal once she has made any move: she has read it, or chose to go on)."""
     kinds = set(
         db.scalars(
             select(Action.action["type"].as_string()).where(
@@ -273,6 +334,8 @@ def seen_in_log(db: Session, game_id: int, seat: int = 0) -> set[str]:
     busts = db.scalars(select(Event.payload).where(Event.game_id == game_id))
     if any((p or {}).get("kind") == "bust" for p in busts):
         seen.add("petition_bust")
+    if kinds:
+        seen.add(GOAL)
     return seen
 
 
@@ -284,7 +347,9 @@ def coach(db: Session, game: Game, user_id: int) -> dict[str, Any]:
     payload = play.seat_view(db, game.id, user_id)
     seen = seen_in_log(db, game.id, payload["seat"] or 0)
     out: dict[str, Any] = {
-        "situations": [{"id": s, "title": SAY[s][0], "done": s in seen} for s in SITUATIONS],
+        "situations": [{"id": GOAL, "title": SAY_GOAL[0], "done": GOAL in seen}]
+        + [{"id": s, "title": SAY[s][0], "done": s in seen} for s in SITUATIONS],
+        "goal": {"title": SAY_GOAL[0], "text": SAY_GOAL[1], "rules": list(SAY_GOAL[2])},
         "over": game.status == "finished",
         "version": game.version,
         "action": None,
@@ -305,6 +370,7 @@ def coach(db: Session, game: Game, user_id: int) -> dict[str, Any]:
             "action": action,
             "title": title or "Next step",
             "text": text or "Follow the highlighted control.",
+            "doing": doing(action),
             "rules": list(rules),
         }
     )

@@ -42,7 +42,42 @@ def coach_ready(page: Any) -> None:
     )
 
 
+#: where the coach's box and the control it points at lie, and what is on top at the
+#: control's centre: the coach must never cover it (issue 26)
+COVER_CHECK = """(() => {
+  const t = document.querySelector('.coach-target');
+  const coach = document.getElementById('coach');
+  if (!t || !coach || coach.contains(t)) return null;
+  const a = t.getBoundingClientRect();
+  const inDialog = !!t.closest('dialog');
+  const boxes = [coach, document.getElementById('coach-mini')]
+    .filter((n) => n && getComputedStyle(n).display !== 'none')
+    .map((n) => n.getBoundingClientRect())
+    .filter((b) => b.width > 0 && b.height > 0);
+  const overlap = boxes.some((b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom);
+  const x = Math.min(Math.max(a.left + a.width / 2, 0), innerWidth - 1);
+  const y = Math.min(Math.max(a.top + a.height / 2, 0), innerHeight - 1);
+  const hit = document.elementFromPoint(x, y);
+  return {overlap: inDialog ? false : overlap, onTop: !!hit && (t === hit || t.contains(hit)),
+          inView: a.bottom > 0 && a.top < innerHeight,
+          hit: hit ? `${hit.tagName}#${hit.id}.${hit.className}` : null,
+          target: `${t.tagName}.${t.className} ${Math.round(a.top)}-${Math.round(a.bottom)}`};
+})()"""
+
+
+def assert_not_covered(page: Any, step: str, where: str) -> None:
+    """Once the control is in view (as the person scrolls to it), nothing lies on it."""
+    page.evaluate("document.querySelector('.coach-target')?.scrollIntoView({block: 'nearest'})")
+    found = page.evaluate(COVER_CHECK)
+    if found is None or not found["inView"]:
+        return  # the goal's own button, or a control the page has not scrolled to
+    assert not found["overlap"], f"the coach's box overlaps the control ({step}, {where})"
+    assert found["onTop"], f"{found['hit']} covers the control {found['target']} ({step}, {where})"
+
+
 def shoot(page: Any, name: str) -> None:
+    assert_not_covered(page, name, "desktop")
     page.screenshot(path=str(artifact(f"tutorial-{name}-desktop.png")))
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(150)
@@ -50,6 +85,7 @@ def shoot(page: Any, name: str) -> None:
     # on a phone the coach's words come first and the control below: show the control
     page.evaluate("document.querySelector('.coach-target')?.scrollIntoView({block: 'center'})")
     page.wait_for_timeout(250)
+    assert_not_covered(page, name, "phone")
     page.screenshot(path=str(artifact(f"tutorial-{name}-phone.png")), full_page=False)
     page.set_viewport_size(DESKTOP)
     page.wait_for_timeout(150)
@@ -78,6 +114,7 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
         game_id = int(re.search(r"/games/(\d+)$", page.url).group(1))  # type: ignore[union-attr]
 
         steps: list[str] = []
+        long_lists: list[str] = []
         shot: set[str] = set()
         left_once = False
         for _ in range(200):
@@ -86,6 +123,7 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
             if step == "over":
                 break
             steps.append(step)
+            assert_not_covered(page, step, "desktop")
             if step not in shot:
                 shot.add(step)
                 shoot(page, step)
@@ -101,11 +139,19 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
             target = page.locator(".coach-target").first
             target.evaluate("e => e.dataset.clicked = '1'")
             if target.evaluate("e => e.tagName") == "SELECT":
-                # a long list is a list box: choose the coach's value in it
+                # a long list is a list box: the coach names its value, and the list
+                # shows it first (issue 26: "Achaea" among 116, never named)
                 field = target.get_attribute("data-field")
                 value = page.evaluate(
                     f"JSON.stringify(window.imperialGlory.tutor.advice.action['{field}'])"
                 )
+                first = target.locator("option").nth(1)
+                assert first.get_attribute("value") == value
+                shown = first.inner_text()
+                assert shown.endswith(" (suggested)"), shown
+                doing = page.locator("#coach .coach-doing").inner_text()
+                assert shown.removesuffix(" (suggested)") in doing, (shown, doing)
+                long_lists.append(shown)
                 target.select_option(value=value)
             else:
                 target.click()
@@ -120,7 +166,14 @@ def test_a_newcomer_plays_the_whole_tutorial(browser: Any, live_server: Any) -> 
         elapsed = time.monotonic() - started
         print(f"tutorial: {len(steps)} clicks, {elapsed:.0f} s, steps {steps}")
         coach = page.locator("#coach")
-        assert coach.locator(".coach-steps li.done").count() == 7, coach.inner_text()
+        assert coach.locator(".coach-steps li.done").count() == 8, coach.inner_text()
+        assert steps[0] == "goal" and "victory level" in page.evaluate(
+            "window.imperialGlory.tutor.advice.goal.text"
+        )
+        assert long_lists, "no long list met: the naming is not tested"
+        # the first draw comes before any tax, parley or defense (issue 26)
+        first_draw = steps.index("draw")
+        assert all(steps.index(s) > first_draw for s in ("tax", "parley", "defense"))
         for situation in (
             "diplomacy",
             "draw",

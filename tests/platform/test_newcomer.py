@@ -218,3 +218,34 @@ def test_the_tutorial_script_meets_every_situation() -> None:
     seen, decisions, over, order = play_script(tutorial.SEED)
     assert over and set(tutorial.SITUATIONS) <= seen, order
     assert decisions <= 40, "a tutorial a newcomer finishes in ten minutes"
+
+
+def test_the_coach_tells_the_goal_first_and_names_the_area(
+    factory: sessionmaker[Session],
+) -> None:
+    """Issue 26, item 9: before the first move the coach says how a game is won (26.1,
+    26.2); a step that needs one area among many names it."""
+    with factory() as db:
+        alice = accounts.signup(db, "alice", "correct horse 1")
+        game = tutorial.start(db, alice)
+        db.commit()
+        advice = tutorial.coach(db, game, alice.id)
+    assert [s["id"] for s in advice["situations"]][:2] == ["goal", "diplomacy"]
+    assert advice["situations"][0] == {"id": "goal", "title": "How a game is won", "done": False}
+    goal = advice["goal"]
+    assert goal["rules"] == ["26.1", "26.2"]
+    for words in ("victory points", "victory level", "standing", "highest standing wins"):
+        assert words in goal["text"].lower()
+    assert tutorial.doing(
+        {
+            "type": "endeavour",
+            "kind": "diplomacy",
+            "base": "bactria",
+            "target": "achaea",
+            "talents": 0,
+        }
+    ) == ("This time: diplomacy from Bactria, target Achaea.")
+    assert tutorial.doing({"type": "tax", "area": "gandhara", "amount": 2}) == (
+        "This time: tax Gandhara for 2 talents."
+    )
+    assert tutorial.doing({"type": "draw"}) is None

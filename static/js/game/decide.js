@@ -437,6 +437,10 @@ export class Decisions {
     if (sorted.length > 12 && field !== "talents") {
       // a long list (e.g. every area a diplomat can reach): a list box, sorted by name
       const named = sorted.map((v) => [v, this.ctx.valueName(field, v)]).sort((a, b) => a[1].localeCompare(b[1]));
+      // the value someone suggests (the tutorial's coach) comes first, marked as such
+      const tip = this.suggested && field in this.suggested ? JSON.stringify(this.suggested[field]) : null;
+      const at = tip === null ? -1 : named.findIndex(([v]) => JSON.stringify(v) === tip);
+      if (at >= 0) named.unshift([named[at][0], `${named.splice(at, 1)[0][1]} (suggested)`]);
       const select = el("select", { class: "step-select", "data-field": field, "aria-label": label,
         onchange: (e) => { const hit = named.find(([v]) => JSON.stringify(v) === e.target.value); if (hit) choose(hit[0]); } },
         el("option", { value: "" }, `Choose (${named.length})…`),

@@ -5,6 +5,10 @@
 //
 // The coach never acts: the player clicks. Leaving is just leaving; the tutorial is an
 // ordinary game without a clock, resumed from the lobby ("Continue the tutorial").
+// Before the first move it says how a game is won ("Got it" goes on). It never covers
+// the control it points at: on a wide screen it has a row of its own between the map and
+// the decision panel; on a narrow one it stays in the panel's flow (its words also at
+// the foot of the screen), and the control is scrolled clear of both.
 import { el, fill, ruleLink } from "./dom.js";
 
 const key = (a) => JSON.stringify(a, Object.keys(a).sort());
@@ -17,6 +21,11 @@ export class Tutor {
     this.asked = 0;
     this.advice = null;
     root.hidden = false;
+    this.home = root.parentElement;
+    this.wide = window.matchMedia("(min-width: 900px)");
+    this.place();
+    this.wide.addEventListener?.("change", () => this.place());
+    this.goalRead = sessionStorage.getItem(`coach-goal-${page.meta.game_id}`) === "1";
     // on a phone the control may be far below the coach: its words follow at the bottom
     this.mini = el("div", { class: "coach-mini", id: "coach-mini", "aria-hidden": "true" });
     document.body.appendChild(this.mini);
@@ -25,6 +34,21 @@ export class Tutor {
     this.observer.observe(document.getElementById("decide-body"), { childList: true, subtree: true });
     const dialog = document.getElementById("decision-dialog");
     if (dialog) this.observer.observe(dialog, { childList: true, subtree: true });
+  }
+
+  /** A row of its own between the map and the decision panel on a wide screen, in
+   * the decision panel's flow on a narrow one. */
+  place() {
+    const layout = document.querySelector(".game-layout");
+    const decide = document.getElementById("decide");
+    const wide = this.wide.matches && layout && decide && decide.parentElement === layout;
+    if (wide) {
+      layout.insertBefore(this.root, decide);
+    } else if (this.home && this.root.parentElement !== this.home) {
+      this.home.prepend(this.root);
+    }
+    this.root.classList.toggle("coach-row", Boolean(wide));
+    layout?.classList.toggle("has-coach", Boolean(wide));
   }
 
   async update(state) {
@@ -58,15 +82,33 @@ export class Tutor {
       this.root.scrollIntoView({ block: "nearest" });
       return;
     }
+    const goal = a.situations.find((s) => s.id === "goal");
+    if (a.goal && goal && !goal.done && !this.goalRead) {
+      // before the first move: what the game is for, then on to the first step
+      fill(this.mini, el("strong", {}, `${a.goal.title}: `), "read the coach above the decision panel.");
+      fill(this.root,
+        el("h2", {}, `Tutorial · ${a.goal.title}`),
+        el("p", { class: "coach-text" }, a.goal.text, " (", a.goal.rules.map((r, i) => [i ? ", " : "", ruleLink(r)]), ")"),
+        el("p", {}, el("button", { type: "button", class: "btn primary", id: "coach-goal-ok", onclick: () => {
+          this.goalRead = true;
+          sessionStorage.setItem(`coach-goal-${this.page.meta.game_id}`, "1");
+          this.draw(this.advice);
+          this.mark();
+        } }, "Got it: the first move")),
+        steps);
+      this.root.dataset.step = "goal";
+      return;
+    }
     if (!a.action) {
       fill(this.root, el("h2", {}, "Tutorial"), el("p", {}, "The Han are deciding…"), steps);
       this.root.dataset.step = "waiting";
       return;
     }
-    fill(this.mini, el("strong", {}, `${a.title}: `), a.text);
+    fill(this.mini, el("strong", {}, `${a.title}: `), a.doing || a.text);
     fill(this.root,
       el("h2", {}, `Tutorial · ${a.title}`),
       el("p", { class: "coach-text" }, a.text, " ", a.rules.length ? ["(", a.rules.map((r, i) => [i ? ", " : "", ruleLink(r)]), ")"] : null),
+      a.doing ? el("p", { class: "coach-doing" }, el("strong", {}, a.doing)) : null,
       el("p", { class: "coach-hint" }, "The control to use glows. ", el("a", { href: "/" }, "Leave"), " — you can resume from the lobby."),
       steps);
     this.root.dataset.step = a.situation || a.action.type;
@@ -75,14 +117,27 @@ export class Tutor {
   /** Put the glow on the one control that takes the coach's action now. */
   mark() {
     for (const n of document.querySelectorAll(".coach-target")) n.classList.remove("coach-target");
+    if (this.root.dataset.step === "goal") {
+      const ok = document.getElementById("coach-goal-ok");
+      if (ok) ok.classList.add("coach-target");
+      return;
+    }
     const a = this.advice?.action;
+    // the wizard lists the coach's value first in a long list ("Achaea (suggested)")
+    const decisions = this.page.decisions;
+    const suggest = a && a.type === "endeavour" ? a : null;
+    if (decisions && JSON.stringify(decisions.suggested || null) !== JSON.stringify(suggest)) {
+      decisions.suggested = suggest;
+      if (suggest && document.querySelector(".wizard select[data-field]")) decisions.rerender();
+    }
     if (!a) return;
     const target = this.target(a);
     if (target) {
       target.classList.add("coach-target");
       if (!this.shown || this.shown !== target) {
         this.shown = target;
-        target.scrollIntoView({ block: "nearest" });
+        // on a narrow screen the coach's words sit at the foot: keep the control clear
+        target.scrollIntoView({ block: this.wide.matches ? "nearest" : "center" });
       }
     }
   }
