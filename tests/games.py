@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import accounts, gamelog, lobby, play
+from app.services import accounts, clocks, gamelog, lobby
 from app.store.models import Game, User
 from app.store.types import utcnow
 
@@ -42,6 +42,6 @@ def two_person_game_at(
     with factory() as db:
         game, alice, bob = _started(db, "kushan", "han")
         gamelog.save_state(db, game, state, snapshot=True)
-        play.set_deadlines(game, state, set(), utcnow())
+        clocks.set_deadlines(game, state, set(), utcnow())
         db.commit()
         return game.id, game.version, alice, bob

@@ -1,5 +1,6 @@
-"""Deadlines: when a person's decision is overdue, the engine's default applies
-(pass, decline, abstain); after repeated misses a bot stands in for them.
+"""Deadlines: when a person's time bank runs out (app/services/clocks.py), her seat
+goes at once to her standing orders and a Standard stand-in (app/services/standins.py),
+and the table is told; she takes it back by acting. Nobody waits for the absent.
 
 `run_once` is called periodically by the web app's lifespan (every few seconds,
 in every process: the game-row lock makes concurrent runners harmless).
@@ -32,7 +33,8 @@ def due_games(db: Session, now: datetime) -> list[int]:
 
 
 def expire(db: Session, game_id: int, now: datetime) -> int | None:
-    """Apply the defaults of `game_id`'s overdue prompts; the new version, or None."""
+    """Hand the seats whose time ran out to their orders and a stand-in; the new
+    version, or None if nothing was due."""
     from app import engine
 
     game = gamelog.lock_game(db, game_id)
@@ -42,25 +44,24 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
     overdue = sorted(
         int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
     )
+    standin = play.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
     acted: set[int] = set()
     for index in overdue:
+        seat = next(s for s in game.seats if s.index == index)
+        if standin:
+            standins.stand_in(db, game, seat, "time", now)
+            log.info("game %s seat %s: out of time, a stand-in plays", game.id, index)
+            continue
+        # No stand-in level installed: the engine's default answers, as before.
         prompt = next((p for p in engine.pending(state) if p["seat"] == index), None)
         if prompt is None:
             continue
         action = engine.default_action(state, prompt)
         state, events = engine.apply(state, index, action)
         gamelog.record(db, game, index, action, events, "deadline")
-        acted.add(index)
-        seat = next(s for s in game.seats if s.index == index)
         standins.announce_default(db, game, seat, action)
-        seat.missed += 1
-        levels = lobby.bot_labels()  # every accepted level id, old ids too
-        if seat.missed >= play.MISSES_BEFORE_STANDIN and play.STANDIN_LEVEL in levels:
-            seat.standin = play.STANDIN_LEVEL
-            standins.announce_standin(db, game, seat, seat.missed)
-            log.info(
-                "game %s seat %s: a bot stands in after %s misses", game.id, index, seat.missed
-            )
+        acted.add(index)
+    game.version += 1
     play.after_change(db, game, state, acted=acted, now=now)
     return game.version
 

@@ -341,6 +341,7 @@ class GameRow:
     started: bool
     deadlines: dict[str, str] | None
     next_deadline: datetime | None
+    clocks: dict[str, Any] | None
     outcome: dict[str, Any] | None
     finished_at: datetime | None
     undo_seat: int | None
@@ -384,6 +385,7 @@ _GAME_COLS = (
     _G.c.state.isnot(None).label("started"),
     _G.c.deadlines,
     _G.c.next_deadline,
+    _G.c.clocks,
     _G.c.outcome,
     _G.c.finished_at,
     _G.c.undo_seat,
@@ -758,6 +760,7 @@ ROW_FIELDS = (
     "state_seq",
     "deadlines",
     "next_deadline",
+    "clocks",
     "outcome",
     "finished_at",
     "undo_seat",
@@ -842,7 +845,7 @@ def write_row(
 ROW_DIGEST = """md5(ROW(games.scenario, games.status, games.host_id, games.public, games.pace,
  games.options, games.seed, games.version, games.last_action, games.last_event,
  games.state_seq, games.state IS NOT NULL, games.deadlines, games.next_deadline,
- games.outcome, games.finished_at, games.undo_seat, games.server_turn,
+ games.clocks, games.outcome, games.finished_at, games.undo_seat, games.server_turn,
  games.result_notes)::text || coalesce((SELECT array_agg(ROW(s.id, s."index", s.user_id,
  s.bot_level, s.power, s.missed, s.standin, s.standing_orders, u.username)
  ORDER BY s."index")::text FROM seats s LEFT JOIN users u ON u.id = s.user_id
@@ -859,7 +862,7 @@ _HELD_WRITE = f"""
 WITH g AS (
   UPDATE games SET status = %(status)s, version = %(version)s,
     last_action = %(last_action)s, last_event = %(last_event)s, deadlines = %(deadlines)s,
-    next_deadline = %(next_deadline)s, undo_seat = %(undo_seat)s,
+    next_deadline = %(next_deadline)s, clocks = %(clocks)s, undo_seat = %(undo_seat)s,
     server_turn = %(server_turn)s, updated_at = %(now)s
   WHERE id = %(id)s AND version = %(expected)s AND {ROW_DIGEST} = %(digest)s
   RETURNING games.id, {ROW_DIGEST} AS digest
@@ -946,6 +949,7 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
         "last_event": game.last_event,
         "deadlines": Jsonb(game.deadlines or {}, _json_bytes),
         "next_deadline": game.next_deadline,
+        "clocks": Jsonb(game.clocks, _json_bytes) if game.clocks is not None else None,
         "undo_seat": game.undo_seat,
         "server_turn": game.server_turn,
         "now": utcnow(),

@@ -10,28 +10,37 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from app.services import gamelog
+from app.services import clocks, gamelog
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.store.models import Game, Invite, Seat, User
 from app.store.types import utcnow
 
-#: seconds per decision; None = no deadline (the default when everyone else is a bot:
-#: a bot never hurries anyone, and nobody's seat is handed to a stand-in)
-PACES: dict[str, int | None] = {
-    "none": None,
-    "live": 5 * 60,
-    "24h": 24 * 3600,
-    "72h": 72 * 3600,
-}
-#: "auto" in a form: no clock if every other seat is a bot, else live
+#: the paces (app/services/clocks.py): a time bank per person, or no clock
+PACES = clocks.PACES
+#: "auto" in a form: no clock if every other seat is a bot, else the live bank. Friends
+#: who make a table together mostly play it now, together; a live bank keeps the table
+#: moving, and whoever leaves is played by her orders and a stand-in at once, so a table
+#: that turns out slower loses nothing by starting live ("daily" is one click away).
 AUTO_PACE = "auto"
+#: a pace in a few words, as the lobby lists games
 PACE_LABELS = {
-    "auto": "automatic: no clock against bots, live (5 minutes) with people",
+    "auto": "automatic",
+    "live": "live (10 min + 30 s a decision)",
+    "daily": "daily (24 h a decision)",
     "none": "no clock",
-    "live": "live (5 minutes a decision)",
     "24h": "24 hours a decision",
     "72h": "72 hours a decision",
 }
+#: what each choice means, one line each, as the new-game form says it
+PACE_HELP = {
+    "auto": "Automatic: live when other people sit at the table, no clock against bots only.",
+    "live": "Live: a chess clock: 10 minutes each, plus 30 seconds for every decision "
+    "(at most 15 minutes banked). Yours runs only while the table waits for you.",
+    "daily": "Daily: 24 hours for each decision; time you do not use is kept, up to 3 days.",
+    "none": "No clock: nobody is hurried, and no seat goes to a stand-in for being slow.",
+}
+#: what the new-game form offers, in order (older games keep "24h" and "72h")
+PACE_CHOICES = (AUTO_PACE, *clocks.PRESETS)
 MAX_SEATS = 6
 
 
@@ -479,12 +488,29 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
         "waiting_for": waiting,
         "my_seat": mine.index if mine else None,
         "my_turn": mine is not None and mine.index in waiting,
+        # "8:40 left": my clock, running or not (app/services/clocks.py)
+        "my_time_left": my_time_left(game, mine),
+        "away": sorted(int(k) for k in ((game.clocks or {}).get("away") or {})),
+        "paused": clocks.paused(game),
         "created_at": game.created_at.isoformat(),
         "updated_at": game.updated_at.isoformat(),
         "outcome": game.outcome,
         "winner": winner_name(game),
         "standin_note": standin_note(game),
     }
+
+
+def my_time_left(game: Game, mine: Seat | None) -> str | None:
+    """My bank in words ("8:40 left") in a running game with a clock, else None; "a
+    stand-in plays for you" while one does."""
+    if mine is None or game.status != "active" or mine.user_id is None:
+        return None
+    if mine.standin:
+        return "a stand-in plays for you"
+    left = clocks.bank_of(game, mine.index, utcnow())
+    if left is None:
+        return None
+    return f"{clocks.words(left)} left" + (" (paused)" if clocks.paused(game) else "")
 
 
 def standin_note(game: Game) -> str | None:

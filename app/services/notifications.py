@@ -29,7 +29,7 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import emails, gamelog, lobby, mailsink, webhooks
+from app.services import clocks, emails, gamelog, lobby, mailsink, webhooks
 from app.services.errors import Invalid
 from app.store.models import Game, Notification, Seat, User
 from app.store.types import utcnow
@@ -148,10 +148,14 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
 # --------------------------------------------------------------------------- turn notices
 
 
-def prompt_started(game: Game, deadline_iso: str) -> datetime:
-    """When a decision began: its deadline minus the pace."""
-    span = timedelta(seconds=lobby.PACES.get(game.pace, lobby.PACES["live"]) or 0)
-    return datetime.fromisoformat(deadline_iso) - span
+def prompt_started(game: Game, deadline_iso: str, seat: int | None = None) -> datetime:
+    """When a decision began: the seat's clock started then (app/services/clocks.py);
+    for a row without it, its deadline minus the pace's bank."""
+    since = ((game.clocks or {}).get("since") or {}).get(str(seat))
+    if since:
+        return datetime.fromisoformat(since)
+    tc = clocks.control(game.pace)
+    return datetime.fromisoformat(deadline_iso) - timedelta(seconds=tc.start if tc else 0)
 
 
 def last_notice(db: Session, user_id: int, game_id: int) -> datetime | None:
@@ -173,7 +177,7 @@ def owed_turn_notices(db: Session, game: Game, now: datetime) -> list[tuple[Seat
         seat = next((s for s in game.seats if s.index == int(key)), None)
         if seat is None or seat.user is None or not seat.user.notify_turns:
             continue  # (the table's own hook is claim_table's, whatever this says)
-        started = prompt_started(game, deadline)
+        started = prompt_started(game, deadline, int(key))
         if now - started < TURN_DELAY:
             continue
         last = last_notice(db, seat.user.id, game.id)
@@ -247,7 +251,7 @@ def claim_table(db: Session, game: Game, settings: Settings, now: datetime) -> l
         seat = next((s for s in game.seats if s.index == int(key)), None)
         if deadline is None or seat is None or seat.user is None:
             continue
-        started = prompt_started(game, deadline)
+        started = prompt_started(game, deadline, int(key))
         if now - started < TURN_DELAY:
             continue
         last = last_table_notice(db, game.id, seat.user.id)
@@ -408,9 +412,10 @@ def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:
 def candidate_games(db: Session, now: datetime) -> list[int]:
     """Running games whose oldest pending decision has waited at least TURN_DELAY."""
     old_enough = [
-        (Game.pace == pace) & (Game.next_deadline <= now + timedelta(seconds=span) - TURN_DELAY)
-        for pace, span in lobby.PACES.items()
-        if span is not None  # a game with no clock has no deadline
+        (Game.pace == pace)
+        & (Game.next_deadline <= now + timedelta(seconds=clocks.longest(tc)) - TURN_DELAY)
+        for pace, tc in lobby.PACES.items()
+        if tc is not None  # a game with no clock has no deadline
     ]
     return list(
         db.scalars(

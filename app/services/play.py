@@ -16,14 +16,14 @@ import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any, cast
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, idempotency, lobby, orders, standins
+from app.services import clocks, gamelog, idempotency, lobby, orders, standins
 from app.services.errors import (
     Conflict,
     Forbidden,
@@ -37,15 +37,10 @@ from app.store.types import utcnow
 
 log = logging.getLogger(__name__)
 
-#: consecutive missed deadlines after which a bot plays the seat until its player returns
-MISSES_BEFORE_STANDIN = 3
-STANDIN_LEVEL = "heuristic"
+#: the bot that plays an absent person's seat (app/services/standins.py)
+STANDIN_LEVEL = standins.LEVEL
 #: safety valve: bots answering one another inside one request
 MAX_BOT_STEPS = 5000
-
-
-_SEATS: Any = Seat.__table__
-_MISSED_RESET = update(_SEATS).where(_SEATS.c.id == bindparam("seat_id")).values(missed=0)
 
 
 @dataclass
@@ -113,10 +108,8 @@ def submit_action(
     if expected_version != game.version:
         raise StaleVersion(game.version)
     if seat.standin:
-        raise Invalid(
-            "A bot is playing your seat while you were away: take it back first.",
-            code="standin",
-        )
+        # She is back: acting takes her seat back from the stand-in (issue 26).
+        standins.take_back(db, game, seat, now)
     return _move(db, game, seat, action, "player", now, user_id=user_id, key=key)
 
 
@@ -225,15 +218,14 @@ class _Decided:
     rows: list[tuple[int, int | None, list[int] | None, dict[str, Any]]]
     first_event: int
     was: str  # the game's status before the move
-    reset_missed: bool  # the mover's missed-deadline count goes back to 0
     snapshot: bool  # a snapshot of the state is due with this write
 
     @property
     def plain(self) -> bool:
         """Whether the write is only appends and the game row's counters: what the
-        one-statement write (``gamelog.write_held``) covers. A snapshot, the end of the
-        game and a seat's reset take the ordinary transaction."""
-        return not (self.snapshot or self.reset_missed or self.result.status != self.was)
+        one-statement write (``gamelog.write_held``) covers. A snapshot and the end of
+        the game take the ordinary transaction."""
+        return not (self.snapshot or self.result.status != self.was)
 
 
 def _move(
@@ -248,8 +240,6 @@ def _move(
 ) -> ActionResult:
     state = gamelog.load_state(game, db)
     decided = _decide(game, state, seat, action, source, now, user_id, key)
-    if decided.reset_missed:
-        db.connection().execute(_MISSED_RESET, {"seat_id": seat.id})
     digest = gamelog.write_row(
         db, game, decided.final, snapshot=decided.snapshot, appends=decided.appends
     )
@@ -342,16 +332,13 @@ def _decide(
     ).rows
     for index, ordered, more, how in moves:
         rows += gamelog.record(None, game, index, ordered, more, how, appends=appends).rows
-    reset_missed = bool(seat.missed) and source == "player"
-    if reset_missed:
-        seat.missed = 0
     was = game.status
     finish_if_over(game, final, now)  # type: ignore[arg-type]
-    set_deadlines(game, final, {seat.index} if source == "player" else set(), now)  # type: ignore[arg-type]
+    clocks.set_deadlines(game, final, {seat.index} if source == "player" else set(), now)
     game.undo_seat = seat.index if can_undo else None
     game.server_turn = bots_due(game, final)  # type: ignore[arg-type]
     snapshot = gamelog.snapshot_due(game)
-    return _Decided(final, result, appends, rows, first, was, reset_missed, snapshot)
+    return _Decided(final, result, appends, rows, first, was, snapshot)
 
 
 def _frame(game: gamelog.GameRow, decided: _Decided, digest: str | None) -> gamelog.Frame:
@@ -399,7 +386,7 @@ def after_change(
     if was == "active" and game.status == "finished":
         standins.on_finish(db, game)  # stand-in counts into the result; ratings move
     gamelog.save_state(db, game, state)
-    set_deadlines(game, state, acted, now)
+    clocks.set_deadlines(game, state, acted, now)
     game.undo_seat = None
     game.server_turn = bots_due(game, state)
     db.flush()
@@ -491,15 +478,20 @@ def next_server_move(
 
     for prompt in engine.pending(state):
         seat = by_index[prompt["seat"]]
-        level = bot_for(seat)
-        if level:
-            if not bots:
-                continue
-            return seat, bot_action(game, state, seat), "bot" if seat.bot_level else "standin"
+        if seat.bot_level:
+            if bots:
+                return seat, bot_action(game, state, seat), "bot"
+            continue
+        # A person's seat, present or absent: her standing orders answer first; for an
+        # absent person (a stand-in plays) the bot answers whatever they do not cover.
         legal = engine.legal_actions(state, seat.index)
         ordered = orders.order_action(seat.standing_orders, prompt, legal)
         if ordered is not None:
             return seat, ordered, "order"
+        if seat.standin:
+            if bots:
+                return seat, bot_action(game, state, seat), "standin"
+            continue
         forced = forced_action(legal)
         if forced is not None:
             return seat, forced, "forced"
@@ -578,58 +570,6 @@ def finish_if_over(game: Game, state: dict[str, Any], now: datetime) -> None:
         game.status = "finished"
         game.outcome = outcome
         game.finished_at = now
-
-
-def set_deadlines(game: Game, state: dict[str, Any], acted: set[int], now: datetime) -> None:
-    """Each person's pending decision gets a deadline from the pace; a seat that did not
-    act in this change keeps the deadline it already had."""
-    from app import engine
-
-    if game.status != "active":
-        game.deadlines = {}
-        game.next_deadline = None
-        return
-    people = {s.index for s in game.seats if s.user_id is not None and not s.standin}
-    old = dict(game.deadlines or {})
-    new: dict[str, str | None] = {}
-    seconds = lobby.PACES.get(game.pace, lobby.PACES["live"])
-    if seconds is None:
-        # No clock (a game against bots only): who owes a decision, without a deadline.
-        game.deadlines = {
-            str(p["seat"]): None for p in engine.pending(state) if p["seat"] in people
-        }
-        game.next_deadline = None
-        return
-    span = timedelta(seconds=seconds)
-    for prompt in engine.pending(state):
-        index = prompt["seat"]
-        if index not in people:
-            continue
-        key = str(index)
-        if old.get(key) and index not in acted:
-            new[key] = old[key]
-        else:
-            new[key] = (now + span).isoformat()
-    game.deadlines = new
-    game.next_deadline = min((datetime.fromisoformat(v) for v in new.values() if v), default=None)
-
-
-def reclaim(db: Session, game_id: int, user_id: int) -> Game:
-    """A player back from absence takes their seat back from the stand-in bot."""
-    game = gamelog.lock_game(db, game_id)
-    seat = lobby.seat_of(game, user_id)
-    if seat is None:
-        raise Forbidden("You have no seat in this game.")
-    if seat.standin is None:
-        raise Conflict("Your seat is already yours.")
-    seat.standin = None
-    seat.missed = 0
-    game.version += 1
-    standins.announce_return(db, game, seat)
-    if game.status == "active":
-        set_deadlines(game, gamelog.load_state(game), {seat.index}, utcnow())
-    db.flush()
-    return game
 
 
 # --------------------------------------------------------------------------- undo
@@ -770,7 +710,7 @@ def undo(
     }
     db.add(Event(game_id=game.id, seq=game.last_event, action_seq=None, payload=note))
     gamelog.save_state(db, game, before, snapshot=True)
-    set_deadlines(game, before, {seat.index}, now)
+    clocks.set_deadlines(game, before, set(), now)
     # The decision before is now the last one: its own undo, decided when it was made.
     prior = _last_action(db, game)
     game.undo_seat = (
@@ -831,6 +771,8 @@ def game_fields(game: Game, seats: list[dict[str, Any]] | None = None) -> dict[s
         if seats is not None
         else [lobby.seat_summary(s, game.scenario) for s in game.seats],
         "outcome": game.outcome,
+        # the time banks, the pause, the table's votes, who is away (app/services/clocks.py)
+        "clock": clocks.view(game),
         # stand-in counts and rating changes once finished (app/services/standins.py)
         "result_notes": game.result_notes,
     }

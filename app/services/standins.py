@@ -1,28 +1,49 @@
-"""Stand-ins, said out loud: when a bot takes an absent player's seat (after repeated
-missed deadlines, app/services/deadlines.py) and when they take it back, a line goes
-into the chronicle for everyone; at the end the result says how many decisions a bot
-made for each seat ("played by a bot for 14 decisions")."""
+"""Stand-ins, said out loud: when a bot takes an absent person's seat (her time ran
+out, app/services/deadlines.py; she said she is away, or the table voted,
+app/services/absence.py and tablevotes.py) and when she takes it back, a line goes into
+the chronicle for everyone; at the end the result says how many decisions a bot made
+for each seat ("played by a bot for 14 decisions").
+
+While a stand-in plays, the person's standing orders answer first (app/services/play.py
+``next_server_move``), the bot whatever they do not cover.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from app.services import notifications
+from app.services import clocks, notifications
 from app.store.models import Action, Event, Game, Seat
 
+#: the bot that stands in (the Standard level)
+LEVEL = "heuristic"
+#: why a stand-in plays: what the chronicle says first ({who}: "alice (Han)")
+WHY = {
+    "time": "Time ran out for {who}",
+    "away": "{who} is away",
+    "vote": "The table voted to hand the seat of {who} to a stand-in",
+}
+_SEATS: Any = Seat.__table__
 
-def who(seat: Seat) -> str:
+
+def who(seat: Any, game: Any = None) -> str:
+    """ "alice (Han)": the seat's person and power (`game` names the scenario for a seat
+    read without its game, the hot path's ``gamelog.SeatRow``)."""
     from app.services import lobby
 
     name = seat.user.username if seat.user else f"Seat {seat.index + 1}"
-    power = lobby.power_name_or_none(seat)
+    if game is not None:
+        power = lobby.power_name(game.scenario, seat.power)
+    else:
+        power = lobby.power_name_or_none(seat)
     return f"{name} ({power})" if power else name
 
 
-def announce(db: Session, game: Game, text: str, kind: str, data: dict[str, Any]) -> None:
+def announce(db: Session, game: Any, text: str, kind: str, data: dict[str, Any]) -> None:
     """A public chronicle line that is not the result of an action."""
     game.last_event += 1
     payload = {"text": text, "rule": None, "to": None, "kind": kind, "data": data}
@@ -30,17 +51,43 @@ def announce(db: Session, game: Game, text: str, kind: str, data: dict[str, Any]
     db.flush()
 
 
-def announce_standin(db: Session, game: Game, seat: Seat, missed: int) -> None:
+def stand_in(db: Session, game: Any, seat: Any, why: str, now: datetime) -> None:
+    """A stand-in plays `seat` from now on (her standing orders first): her clock stops,
+    the table is told. The caller runs the seat's prompts (``play.after_change``)."""
+    seat.standin = LEVEL
+    if why == "time":
+        seat.missed += 1
+    clocks.stop(game, seat.index, now)
+    state = clocks.fresh(game)
+    state["away"][str(seat.index)] = {"since": now.isoformat(), "why": why}
+    state["votes"].pop(f"skip:{seat.index}", None)
+    game.clocks = state
+    announce_standin(db, game, seat, why)
+
+
+def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
     announce(
         db,
         game,
-        f"A bot now plays for {who(seat)}, who missed {missed} deadlines in a row. "
-        "They can take the seat back at any time; the result will say how many decisions "
-        "the bot made.",
+        WHY[why].format(who=who(seat, game))
+        + ": their standing orders and a Standard bot play for them at once, until they "
+        'are back (any move of theirs, or "I\'m back", takes the seat back). The result '
+        "will say how many decisions the bot made.",
         "standin",
-        {"seat": seat.index, "missed": missed},
+        {"seat": seat.index, "why": why},
     )
-    notifications.standin_played(db, game, seat)
+    if why != "away":  # she said so herself: no need to tell her
+        notifications.standin_played(db, game, seat)
+
+
+def take_back(db: Session, game: Any, seat: Any, now: datetime) -> None:
+    """`seat`'s person is back (she acted, or pressed "I'm back"): the stand-in steps
+    aside, her bank holds at least the comeback time, the table is told. Works on the
+    ORM game and on the hot path's row alike (the seat by a Core statement)."""
+    seat.standin = None
+    db.connection().execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(standin=None))
+    clocks.comeback(game, seat.index)
+    announce_return(db, game, seat)
 
 
 def announce_default(db: Session, game: Game, seat: Seat, action: dict[str, Any]) -> None:
@@ -54,18 +101,18 @@ def announce_default(db: Session, game: Game, seat: Seat, action: dict[str, Any]
     announce(
         db,
         game,
-        f"Time ran out for {who(seat)}: {what}.",
+        f"Time ran out for {who(seat, game)}: {what}.",
         "deadline",
         {"seat": seat.index, "action": action},
     )
 
 
-def announce_return(db: Session, game: Game, seat: Seat) -> None:
+def announce_return(db: Session, game: Any, seat: Any) -> None:
     made = counts(db, game.id).get(seat.index, 0)
     announce(
         db,
         game,
-        f"{who(seat)} takes the seat back from the bot "
+        f"{who(seat, game)} takes the seat back from the bot "
         f"(it made {made} decision{'' if made == 1 else 's'} for them).",
         "standin_end",
         {"seat": seat.index, "decisions": made},

@@ -111,7 +111,7 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16), default="lobby")
     host_id: Mapped[int] = mapped_column(ForeignKey("users.id"), index=True)
     public: Mapped[bool] = mapped_column(Boolean, default=True)
-    #: live | 24h | 72h (per decision)
+    #: live | daily | none (app/services/clocks.py; 24h | 72h in older games)
     pace: Mapped[str] = mapped_column(String(8), default="live")
     options: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     seed: Mapped[int | None] = mapped_column(BigInteger, default=None)
@@ -131,6 +131,8 @@ class Game(Base):
     #: game with no clock (the seat owes a decision, with no deadline).
     deadlines: Mapped[dict[str, str | None]] = mapped_column(JSONType, default=dict)
     next_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: the time banks, the pause, the table's votes and who is away (app/services/clocks.py)
+    clocks: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType, default=None)
     #: what the platform adds to a finished game's result, beside the engine's own
     #: `outcome` (which stays exactly what the engine says, so a record verifies):

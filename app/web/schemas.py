@@ -107,7 +107,7 @@ class CreateGameBody(BaseModel):
         max_length=6,
         description="seat 0 first; the host takes the first human seat",
     )
-    pace: Literal["auto", "none", "live", "24h", "72h"] = "auto"
+    pace: Literal["auto", "live", "daily", "none", "24h", "72h"] = "auto"
     public: bool = True
     power: str | None = Field(
         default=None, max_length=64, description="the host's power; None = random"
@@ -186,3 +186,14 @@ class UndoBody(BaseModel):
     expected_version: int = Field(
         ge=0, le=MAX_DB_INT, description="the version your view was built on"
     )
+
+
+class VoteBody(BaseModel):
+    """A table vote (app/services/tablevotes.py): pause or run the clocks, or hand an
+    absent person's seat to a stand-in now."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["pause", "resume", "skip"]
+    seat: int | None = Field(default=None, ge=0, le=63, description="the seat to hand over")
+    yes: bool = Field(default=True, description="false withdraws your vote")

@@ -1,10 +1,10 @@
-"""Deadlines: an overdue decision gets the engine's default; after repeated misses a
-bot stands in until the player reclaims the seat. Server-side bots answer at once."""
+"""Deadlines: nothing happens before a bank runs out (what happens after is in
+test_absence.py); server-side bots answer after the commit."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,10 +14,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import engine
 from app.realtime.bots import drain
 from app.services import accounts, deadlines, gamelog, lobby, play
-from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
-from app.store.types import utcnow
 
 
 @pytest.fixture
@@ -39,51 +37,6 @@ def started_game(
         lobby.start(db, game, alice)
         db.commit()
         return game.id
-
-
-def test_overdue_decisions_get_the_default_then_a_stand_in(factory: sessionmaker[Session]) -> None:
-    gid = started_game(factory, [lobby.SeatSpec("human"), lobby.SeatSpec("human")])
-    with factory() as db:
-        game = db.get(Game, gid)
-        assert game is not None and game.deadlines and game.next_deadline is not None
-        deadline = game.next_deadline
-        assert timedelta(hours=23) < deadline - utcnow() <= timedelta(hours=24)
-        assert deadlines.due_games(db, utcnow()) == []
-    now: datetime = deadline + timedelta(seconds=1)
-    published: list[tuple[int, int]] = []
-    for _ in range(40):
-        changed = deadlines.run_once(factory, now, lambda g, v: published.append((g, v)))
-        if not changed:
-            break
-        now += timedelta(days=2)
-        with factory() as db:
-            game = db.get(Game, gid)
-            assert game is not None
-            if any(s.standin for s in game.seats) or game.status != "active":
-                break
-    with factory() as db:
-        game = db.get(Game, gid)
-        assert game is not None
-        sources = list(db.scalars(select(Action.source).where(Action.game_id == gid)))
-        assert "deadline" in sources
-        assert published and published[-1][0] == gid
-        stood_in = [s for s in game.seats if s.standin]
-        assert game.status == "active"
-        assert stood_in, "three missed deadlines in a row and no stand-in"
-        assert stood_in[0].missed >= play.MISSES_BEFORE_STANDIN
-        # While a bot stands in, the seat owes nothing and has no deadline.
-        assert str(stood_in[0].index) not in game.deadlines
-        user_id = stood_in[0].user_id
-        assert user_id is not None
-        with pytest.raises(Invalid) as caught:
-            play.submit_action(db, gid, user_id, {"type": "end_turn"}, game.version, None)
-        assert caught.value.code == "standin"
-        db.rollback()
-        play.reclaim(db, gid, user_id)
-        db.commit()
-        db.expire_all()
-        seat = next(s for s in db.get(Game, gid).seats if s.user_id == user_id)  # type: ignore[union-attr]
-        assert seat.standin is None and seat.missed == 0
 
 
 def test_a_deadline_not_yet_passed_changes_nothing(factory: sessionmaker[Session]) -> None:

@@ -312,7 +312,7 @@ def test_a_standin_is_announced_by_mail_into_the_sink(
         assert seat.user is not None
         email, power = seat.user.email, lobby.power_name_or_none(seat)
         started = notifications.prompt_started(game, game.deadlines[str(seat.index)])
-        standins.announce_standin(db, game, seat, 3)
+        standins.announce_standin(db, game, seat, "time")
         db.commit()
     # Before TURN_DELAY no turn notice is owed: only the queued stand-in notice goes out.
     assert notifications.run_once(factory, settings, started + timedelta(seconds=5)) == 1
@@ -330,7 +330,7 @@ def test_a_standin_is_announced_by_mail_into_the_sink(
         seat = next(s for s in game.seats if str(s.index) in game.deadlines)
         assert seat.user is not None
         accounts.update_preferences(db, seat.user, notify_standin=False)
-        standins.announce_standin(db, game, seat, 4)
+        standins.announce_standin(db, game, seat, "time")
         db.commit()
     assert notifications.run_once(factory, settings, started + timedelta(seconds=15)) == 0
     assert len(mailsink.read(sink)) == 1

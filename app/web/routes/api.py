@@ -6,6 +6,7 @@ need neither, but take a JSON body only (a cross-site form cannot send one).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any
 
@@ -262,7 +263,8 @@ def scenarios() -> dict[str, Any]:
         ],
         "bot_levels": list(lobby.bot_levels()),
         "bot_level_info": lobby.bot_level_info(),
-        "paces": lobby.PACES,
+        # seconds: the bank at the start, added per decision, the most banked; None = no clock
+        "paces": {k: dataclasses.asdict(v) if v else None for k, v in lobby.PACES.items()},
         "options_schema": GameOptions.model_json_schema(),
     }
 

@@ -15,13 +15,21 @@ from fastapi import APIRouter, Query, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.services import chat, gamelog, lobby, play, records, replays
+from app.services import absence, chat, gamelog, lobby, play, records, replays, tablevotes
 from app.services.errors import Invalid
 from app.store import blocking
 from app.web import ratelimit
 from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser, publish
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, parse_json, seq_query
-from app.web.schemas import ERROR_RESPONSES, ActionBody, ActionModel, ChatBody, OrdersBody, UndoBody
+from app.web.schemas import (
+    ERROR_RESPONSES,
+    ActionBody,
+    ActionModel,
+    ChatBody,
+    OrdersBody,
+    UndoBody,
+    VoteBody,
+)
 
 router = APIRouter(prefix="/api", tags=["api"], responses=ERROR_RESPONSES)
 JSON = "application/json"
@@ -103,12 +111,50 @@ def undo(
     return result.to_json()
 
 
-@router.post("/games/{game_id}/reclaim", summary="Take your seat back from the stand-in bot")
+@router.post(
+    "/games/{game_id}/reclaim",
+    summary="I'm back: take your seat back from the stand-in (any move of yours does too)",
+)
 def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = play.reclaim(db, game_id, user.id)
+    game = absence.come_back(db, game_id, user.id)
     db.commit()
     publish(game.id, game.version)
     return {"ok": True, "version": game.version}
+
+
+@router.post(
+    "/games/{game_id}/away",
+    summary="I'm away: your standing orders and a stand-in play your seat at once",
+)
+def away(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+    game = absence.go_away(db, game_id, user.id)
+    db.commit()
+    publish(game.id, game.version)
+    return {"ok": True, "version": game.version}
+
+
+@router.post(
+    "/games/{game_id}/extend",
+    summary="More time: one extension of your own time bank (a few per game)",
+)
+def extend(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+    game = absence.extend(db, game_id, user.id)
+    db.commit()
+    publish(game.id, game.version)
+    return {"ok": True, "version": game.version}
+
+
+@router.post(
+    "/games/{game_id}/votes",
+    summary="A table vote: pause / resume the clocks, or hand an absent seat to a stand-in",
+)
+def table_vote(
+    game_id: GameId, body: VoteBody, db: DB, user: CurrentUser, _: CsrfChecked
+) -> dict[str, Any]:
+    game = tablevotes.vote(db, game_id, user.id, body.kind, body.seat, body.yes)
+    db.commit()
+    publish(game.id, game.version)
+    return {"ok": True, "version": game.version, "clock": play.game_fields(game)["clock"]}
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")

@@ -1,6 +1,6 @@
 // The honest clock: every deadline on the page counts down each second, and before my
-// own deadline passes a warning says what will happen (the default is taken for me; after
-// repeated misses a bot stands in). A game with no clock says so.
+// own bank runs out a warning says what will happen (my standing orders and a stand-in
+// play my seat at once, app/services/deadlines.py). A game with no clock says so.
 import { el, fill } from "./dom.js";
 
 /** "4:05", "1 h 20 min", "2 days 3 h" — the time left until `ms` from now. */
@@ -12,8 +12,8 @@ export function left(ms) {
   return `${Math.floor(h / 24)} days ${h % 24} h`;
 }
 
-/** Warn this long before my deadline: a minute in a live game, else a tenth of the span. */
-const PACE_SECONDS = { live: 300, "24h": 86400, "72h": 259200 };
+/** Warn this long before my bank runs out: a minute in a live game, else a tenth of a day's span. */
+const PACE_SECONDS = { live: 300, daily: 86400, "24h": 86400, "72h": 259200 };
 
 export class Clock {
   constructor(banner) {
@@ -44,6 +44,13 @@ export class Clock {
       node.textContent = ms > 0 ? ` (${left(ms)} left)` : " (time is up)";
       node.classList.toggle("urgent", ms < 60000);
     }
+    for (const node of document.querySelectorAll("[data-clock-deadline]")) {
+      const d = new Date(node.dataset.clockDeadline);
+      if (Number.isNaN(d.getTime())) continue;
+      const ms = d.getTime() - now;
+      node.textContent = ms > 0 ? left(ms) : "0:00";
+      node.classList.toggle("urgent", ms < 60000);
+    }
     this.warn(now);
   }
 
@@ -57,8 +64,8 @@ export class Clock {
     this.banner.hidden = !show;
     if (!show) { delete this.banner.dataset.shown; return; }
     const text = ms > 0
-      ? `Only ${left(ms)} left to decide. When time runs out the default is taken for you (you pass, decline, or dismiss your advisor), and after three missed deadlines in a row a bot plays your seat until you take it back.`
-      : "Time is up: the default is being taken for you.";
+      ? `Only ${left(ms)} left on your clock. When it runs out, your standing orders and a stand-in bot play your seat at once, so the table goes on; any move of yours, or "I'm back", takes it back.`
+      : "Your time is up: your standing orders and a stand-in play your seat now.";
     if (this.banner.dataset.text !== text) {
       this.banner.dataset.text = text;
       fill(this.banner, el("strong", {}, "Time is short. "), text);

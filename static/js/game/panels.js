@@ -48,7 +48,7 @@ export function renderRulers(node, state, ctx) {
         el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, ctx.meta.replay ? " — hand shown" : " — you") : null),
         prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
         (state.seats || []).some((x) => x.index === seat && x.standin)
-          ? el("span", { class: "badge standin", title: "Its player missed three deadlines in a row; a bot decides until they take the seat back" }, "bot standing in") : null,
+          ? el("span", { class: "badge standin", title: "Its player is away (out of time, marked away, or handed over by the table): their standing orders and a bot decide until they are back" }, "bot standing in") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),
       rulerBadges(politics[seat], ctx),
       el("p", { class: "emperor" }, el("strong", {}, emp.name || ctx.rulerName(emp.ruler)),

@@ -1,0 +1,181 @@
+"""The time bank (app/services/clocks.py): a person's bank runs down only while she owes
+a decision, each decision of hers adds the increment (never above the cap), and she may
+extend her own time a few times a game. Driven through the real services on SQLite and
+PostgreSQL, with the clock passed in (``now``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app import engine
+from app.services import absence, accounts, clocks, gamelog, lobby, play
+from app.services.errors import Invalid
+from app.store.db import make_engine, make_sessionmaker
+from app.store.models import Event, Game
+
+LIVE = clocks.PACES["live"]
+assert LIVE is not None
+
+
+@pytest.fixture
+def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
+    eng = make_engine(migrated_url)
+    yield make_sessionmaker(eng)
+    eng.dispose()
+
+
+def people_game(factory: sessionmaker[Session], pace: str = "live", n: int = 2) -> int:
+    with factory() as db:
+        host = accounts.signup(db, "alice", "correct horse 1")
+        game = lobby.create_game(db, host, "teaching", [lobby.SeatSpec("human")] * n, pace=pace)
+        for i in range(1, n):
+            lobby.join(db, game, accounts.signup(db, f"friend{i}", "correct horse 1"))
+        lobby.start(db, game, host)
+        db.commit()
+        return game.id
+
+
+def snapshot(factory: sessionmaker[Session], gid: int) -> tuple[Game, dict[str, Any]]:
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        state = gamelog.load_state(game, db)
+        _ = [s.user for s in game.seats]
+        db.expunge_all()
+        return game, state
+
+
+def users(game: Game) -> dict[int, int]:
+    return {s.index: s.user_id for s in game.seats if s.user_id is not None}
+
+
+def started_at(game: Game, seat: int) -> datetime:
+    return datetime.fromisoformat((game.clocks or {})["since"][str(seat)])
+
+
+def move(factory: sessionmaker[Session], gid: int, seat: int, now: datetime) -> Any:
+    game, state = snapshot(factory, gid)
+    action = engine.legal_actions(state, seat)[0]
+    with factory() as db:
+        result = play.submit_action(db, gid, users(game)[seat], action, game.version, None, now)
+        db.commit()
+    return result
+
+
+def test_the_bank_runs_only_while_its_seat_owes_a_decision(
+    factory: sessionmaker[Session],
+) -> None:
+    gid = people_game(factory)
+    game, state = snapshot(factory, gid)
+    deciding = sorted({p["seat"] for p in engine.pending(state)})
+    waiting = [s for s in users(game) if s not in deciding]
+    seat = deciding[0]
+    t0 = started_at(game, seat)
+    # Her deadline is her whole bank from when her decision began.
+    assert datetime.fromisoformat(game.deadlines[str(seat)] or "") == t0 + timedelta(
+        seconds=LIVE.start
+    )
+    # 100 s later she decides: the bank keeps what is left plus the increment.
+    now = t0 + timedelta(seconds=100)
+    move(factory, gid, seat, now)
+    game, state = snapshot(factory, gid)
+    left = clocks.bank_of(game, seat, now)
+    assert left == pytest.approx(LIVE.start - 100 + LIVE.increment)
+    if seat in {p["seat"] for p in engine.pending(state)}:
+        # her next decision runs from this bank at once
+        assert game.deadlines[str(seat)] == (now + timedelta(seconds=left or 0)).isoformat()
+    else:
+        assert str(seat) in game.clocks["bank"] and str(seat) not in game.clocks["since"]
+    # A seat that owed nothing all along lost nothing, however long the others took.
+    for other in waiting:
+        if str(other) not in (game.deadlines or {}):
+            assert clocks.bank_of(game, other, now + timedelta(hours=5)) == LIVE.start
+    # The view every payload carries says the same, per seat.
+    shown = clocks.view(game)
+    assert shown is not None and shown["control"]["increment"] == LIVE.increment
+    mine = shown["seats"][str(seat)]
+    if mine["deadline"]:
+        assert datetime.fromisoformat(mine["deadline"]) - now == timedelta(seconds=left or 0)
+    else:
+        assert mine["bank"] == pytest.approx(left)
+
+
+def test_the_increment_never_fills_the_bank_above_its_cap(
+    factory: sessionmaker[Session],
+) -> None:
+    gid = people_game(factory)
+    game, state = snapshot(factory, gid)
+    seat = engine.pending(state)[0]["seat"]
+    now = started_at(game, seat)  # a decision made at once: the bank would grow
+    for _ in range(40):
+        game, state = snapshot(factory, gid)
+        if seat not in {p["seat"] for p in engine.pending(state)}:
+            break
+        now += timedelta(seconds=1)
+        move(factory, gid, seat, now)
+    game, _ = snapshot(factory, gid)
+    assert clocks.bank_of(game, seat, now) <= LIVE.cap  # type: ignore[operator]
+    assert clocks.bank_of(game, seat, now) > LIVE.start  # type: ignore[operator]
+
+
+def test_a_person_extends_her_own_time_a_few_times_a_game(
+    factory: sessionmaker[Session],
+) -> None:
+    gid = people_game(factory)
+    game, state = snapshot(factory, gid)
+    seat = engine.pending(state)[0]["seat"]
+    user = users(game)[seat]
+    before = datetime.fromisoformat(game.deadlines[str(seat)] or "")
+    for taken in range(1, LIVE.extensions + 1):
+        with factory() as db:
+            extended = absence.extend(db, gid, user)
+            db.commit()
+            assert extended.version == game.version + taken
+    game, _ = snapshot(factory, gid)
+    after = datetime.fromisoformat(game.deadlines[str(seat)] or "")
+    assert after - before == timedelta(seconds=LIVE.extension * LIVE.extensions)
+    assert game.next_deadline == min(
+        datetime.fromisoformat(v) for v in game.deadlines.values() if v
+    )
+    with factory() as db:
+        with pytest.raises(Invalid) as caught:
+            absence.extend(db, gid, user)
+        assert caught.value.code == "no_extension"
+        db.rollback()
+        texts = [e.payload["text"] for e in db.scalars(select(Event).where(Event.game_id == gid))]
+    assert sum("takes 5 minutes more" in t for t in texts) == LIVE.extensions, texts[-3:]
+    assert texts[-1].endswith("(0 extensions left).")
+    # A game with no clock has nothing to extend; a seat only extends its own bank.
+    solo = people_game_none(factory)
+    with factory() as db:
+        with pytest.raises(Invalid) as caught:
+            absence.extend(db, solo, users(db.get(Game, solo))[0])  # type: ignore[arg-type]
+        assert caught.value.code == "no_clock"
+
+
+def people_game_none(factory: sessionmaker[Session]) -> int:
+    with factory() as db:
+        host = accounts.signup(db, "hana", "correct horse 1")
+        guest = accounts.signup(db, "ike", "correct horse 1")
+        game = lobby.create_game(db, host, "teaching", [lobby.SeatSpec("human")] * 2, pace="none")
+        lobby.join(db, game, guest)
+        lobby.start(db, game, host)
+        db.commit()
+        assert set(game.deadlines.values()) == {None}
+        return game.id
+
+
+def test_paces_and_their_words() -> None:
+    assert set(clocks.PRESETS) <= set(lobby.PACES) and lobby.PACE_CHOICES[0] == "auto"
+    for key in lobby.PACE_CHOICES:
+        assert lobby.PACE_LABELS[key] and lobby.PACE_HELP[key]
+    daily = clocks.PACES["daily"]
+    assert daily is not None and daily.increment == 24 * 3600 and daily.cap == 3 * 24 * 3600
+    assert clocks.words(520) == "8:40" and clocks.words(3 * 3600) == "3 h"
+    assert clocks.words(50 * 3600) == "2 days 2 h"
