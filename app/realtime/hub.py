@@ -537,6 +537,7 @@ VIEW_FIELDS = (
     "host_id",
     "seats",
     "outcome",
+    "clock",
     "view",
     "legal_actions",
     "prompts",

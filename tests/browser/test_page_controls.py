@@ -1,6 +1,6 @@
 """The game page's seat controls, in headless Chromium against a real server
 (``live_server``: uvicorn on an SQLite file): Undo, the standing-orders link, the
-stand-in banner ("A bot is playing for you — Take my seat back").
+stand-in banner ("A bot is playing for you — I'm back").
 
 The games are set up over the JSON API (two people from ``new_player``); the decisions
 under test are clicks on the page. Whether an undo is allowed is the server's call
@@ -197,8 +197,8 @@ def test_undo_takes_a_decision_back_and_a_refusal_is_said_in_words(
 def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
     browser: Any, live_server: Any, new_player: Any
 ) -> None:
-    """Missed deadlines (the real deadline service, run with a clock moved forward) put a
-    bot in a seat; its player's page says so and gives the seat back in one click."""
+    """A bank run out (the real deadline service, run with a clock moved forward) puts a
+    stand-in in a seat; its player's page says so and gives the seat back in one click."""
     game_id, people = two_people(live_server, new_player, pace="24h")
     stood_in = miss_deadlines(live_server, game_id)
     assert stood_in is not None, "no stand-in after missed deadlines"
@@ -210,14 +210,15 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
         banner.wait_for()
         assert "A bot is playing for you" in banner.inner_text()
         # said in the chronicle too, for everyone: no silent stand-in (issue 13)
-        page.locator("#log-list li", has_text="A bot now plays for").first.wait_for()
+        page.locator("#log-list li", has_text="a Standard bot play for them").first.wait_for()
         page.locator("#log-list li", has_text="Time ran out for").first.wait_for()
         assert page.locator(".ruler .badge.standin").count() == 1
         assert not page.locator("#undo-box").is_visible()  # nothing of mine to take back
         assert page.locator("#decide-body button.act").count() == 0
         shot(page, "standin.png")
         version = player.view(game_id)["version"]
-        banner.get_by_role("button", name="Take my seat back").click()
+        assert "your time ran out" in banner.inner_text()
+        banner.get_by_role("button", name="I'm back").click()
         wait_js(page, f"Number(document.body.dataset.version) > {version}")
         banner.wait_for(state="hidden")
         page.locator("#log-list li", has_text="takes the seat back from the bot").first.wait_for()
@@ -234,7 +235,7 @@ def test_a_stood_in_player_sees_the_banner_and_takes_the_seat_back(
 def test_a_finished_game_offers_a_rematch_and_its_record(
     browser: Any, live_server: Any, new_player: Any
 ) -> None:
-    """Alice against a bot misses three deadlines; the stand-in and the bot then play the
+    """Alice against a bot runs out of time; the stand-in and the bot then play the
     teaching game to its end. Her page offers the record and a rematch."""
     alice = new_player(live_server)
     game = alice.create_game(

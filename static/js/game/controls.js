@@ -35,21 +35,27 @@ export class PageControls {
     const standin = Boolean(seat && seat.standin);
     const active = state.status === "active";
     if (this.nodes.orders) this.nodes.orders.hidden = !seat || OVER.has(state.status) || Boolean(this.page.meta?.replay);
-    this.renderStandin(standin && active);
+    this.renderStandin(standin && active, state.clock?.away?.[String(state.seat)]);
     this.renderUndo(Boolean(seat) && active && !standin && !this.page.meta?.replay && Boolean(state.can_undo)
       && this.refusedAt !== state.version);
     this.renderOver(state, seat);
   }
 
-  renderStandin(show) {
+  renderStandin(show, away) {
     const node = this.nodes.standin;
     if (!node) return;
     node.hidden = !show;
-    if (!show || node.childNodes.length) return;
+    if (!show) { node.replaceChildren(); delete node.dataset.text; return; }
+    const since = away?.since ? new Date(away.since) : null;
+    const at = since && !Number.isNaN(since.getTime()) ? ` since ${since.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` : "";
+    const why = { time: "your time ran out", away: "you said you were away", vote: "the table handed your seat to a stand-in" }[away?.why] || "you were away";
+    const text = `A bot is playing for you${at} (${why}): your standing orders first, a Standard bot for the rest, so the table never waited. The chronicle says what it did.`;
+    if (node.dataset.text === text) return;
+    node.dataset.text = text;
     fill(node,
-      el("span", { class: "standin-text" }, "A bot is playing for you while you were away."),
+      el("span", { class: "standin-text" }, text),
       el("button", { type: "button", class: "btn primary", "data-control": "reclaim",
-        onclick: () => this.reclaim() }, "Take my seat back"));
+        onclick: () => this.reclaim() }, "I'm back"));
   }
 
   renderUndo(show) {

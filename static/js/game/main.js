@@ -10,6 +10,7 @@
 //   panels.js     rulers, my advisors, my areas, Court, counters, diplomacy, scores, status
 //   chronicle.js  the log (rule numbers link to /rules#rN) and the table talk
 //   controls.js   Undo, the stand-in banner, the standing-orders link, Rematch and the record
+//   table.js      the clocks per seat, more time, "I'm away", the table's votes, who is away
 //   replay.js     a finished game step by step (/games/{id}/replay), instead of going live
 //   dom.js        el()/fill() and small formatters
 // The browser never decides what is legal: it shows what the server offers and sends back
@@ -23,6 +24,7 @@ import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
 import { Clock } from "./clock.js";
 import { CatchUp } from "./catchup.js";
+import { TableBar } from "./table.js";
 import { renderAgreements } from "./grand.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
 
@@ -55,6 +57,7 @@ class GamePage {
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
     this.clock = new Clock(this.$("clock-warning"));
     this.catchup = new CatchUp(this.$("catchup"), this);
+    this.table = new TableBar({ bar: this.$("table-bar"), absent: this.$("absent") }, this);
     this.tutor = null;
     if (meta.scenario === "tutorial" && !meta.replay && this.$("coach")) {
       import("./tutor.js").then(({ Tutor }) => {
@@ -292,6 +295,7 @@ class GamePage {
     this.map.render(view, (o) => this.powerOf(o));
     this.decisions.render(payload);
     this.controls.render(payload);
+    this.table.render(payload);
     this.clock.render(payload);
     if (this.tutor) this.tutor.update(payload);
     const mine = (payload.legal_actions || []).length > 0;

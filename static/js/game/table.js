@@ -1,0 +1,136 @@
+// The table bar: every person's clock (a chess-style time bank, app/services/clocks.py),
+// my own buttons (more time, "I'm away"), the table's votes (pause / run the clocks,
+// hand a slow seat to a stand-in: app/services/tablevotes.py), and a banner for everyone
+// naming who is away and who plays for them.
+//
+// Nothing here decides: the server says what the clocks hold (`state.clock`) and refuses
+// what may not be done; a refusal is shown in its words.
+import { el, fill } from "./dom.js";
+import { left } from "./clock.js";
+
+const WHY = {
+  time: "their time ran out",
+  away: "they said they are away",
+  vote: "the table handed their seat to a stand-in",
+};
+
+function hhmm(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+export class TableBar {
+  /**
+   * @param {object} nodes  {bar: the clocks and buttons, absent: the banner for everyone}
+   * @param {object} page   the game page: api, ctx, state, refresh(), notice()
+   */
+  constructor(nodes, page) {
+    this.nodes = nodes;
+    this.page = page;
+    this.busy = false;
+  }
+
+  render(state) {
+    const clock = state.clock;
+    const active = state.status === "active" && !this.page.meta?.replay;
+    this.renderAbsent(active ? clock : null, state);
+    const bar = this.nodes.bar;
+    if (!bar) return;
+    if (!active || !clock) { bar.hidden = true; bar.replaceChildren(); return; }
+    bar.hidden = false;
+    const ctx = this.page.ctx;
+    const me = state.seat;
+    const away = clock.away || {};
+    const votes = clock.votes || {};
+    const present = (state.seats || []).filter((s) => s.user_id !== null && s.user_id !== undefined && !s.standin).map((s) => s.index);
+    const iAmHere = me !== null && me !== undefined && present.includes(me);
+    const need = (voters) => Math.floor(voters.length / 2) + 1;
+    const chips = Object.entries(clock.seats || {}).map(([key, c]) => {
+      const seat = Number(key);
+      const gone = away[key];
+      const time = gone ? el("span", { class: "clock-time" }, "away: a stand-in plays")
+        : c.deadline ? el("time", { class: "clock-time", "data-clock-deadline": c.deadline, datetime: c.deadline }, left(new Date(c.deadline).getTime() - Date.now()))
+          : c.bank !== null && c.bank !== undefined ? el("span", { class: "clock-time" }, left(c.bank * 1000)) : null;
+      const skipKey = `skip:${seat}`;
+      const skipVoters = present.filter((s) => s !== seat);
+      const canSkip = iAmHere && seat !== me && !gone && c.deadline && skipVoters.includes(me);
+      const voted = (votes[skipKey] || []).includes(me);
+      return el("li", { class: `clock-chip${c.deadline ? " running" : ""}${gone ? " away" : ""}${seat === me ? " me" : ""}`, "data-seat": key },
+        el("span", { class: "clock-who" }, seat === me ? "You" : ctx.seatName(seat)),
+        " ", time,
+        votes[skipKey]?.length ? el("span", { class: "clock-vote" }, ` · ${votes[skipKey].length} of ${need(skipVoters)} voted to hand over`) : null,
+        canSkip ? el("button", { type: "button", class: "btn small ghost", "data-control": "skip", "data-seat": key,
+          title: "Vote to have their standing orders and a stand-in bot play their seat now, so the table need not wait (a majority of the people present)",
+          onclick: () => this.vote("skip", seat, !voted) }, voted ? "Withdraw my vote" : "Hand to a stand-in") : null);
+    });
+    const mine = me !== null && me !== undefined ? clock.seats?.[String(me)] : null;
+    const buttons = [];
+    if (mine && iAmHere) {
+      if (clock.control) {
+        const minutes = clock.control.extension >= 3600 ? `${clock.control.extension / 3600} h` : `${clock.control.extension / 60} min`;
+        buttons.push(el("button", { type: "button", class: "btn small", "data-control": "extend",
+          disabled: mine.extensions_left <= 0, title: "Add time to your own clock (a few times a game); the table is told",
+          onclick: () => this.post("extend", "Your clock has more time.") },
+        `+${minutes} for me (${mine.extensions_left} left)`));
+      }
+      buttons.push(el("button", { type: "button", class: "btn small", "data-control": "away",
+        title: "Your standing orders and a stand-in bot play your seat at once, so nobody waits; any move of yours, or \"I'm back\", takes it back",
+        onclick: () => this.post("away", "You are away: your standing orders and a stand-in play your seat.") }, "I'm away"));
+      if (clock.control) {
+        const kind = clock.paused ? "resume" : "pause";
+        const voted = (votes[kind] || []).includes(me);
+        buttons.push(el("button", { type: "button", class: "btn small ghost", "data-control": kind,
+          title: kind === "pause" ? "Vote to stop every clock (a majority of the people present); moves may still be made"
+            : "Vote to run the clocks again (a majority of the people present)",
+          onclick: () => this.vote(kind, null, !voted) },
+        voted ? "Withdraw my vote" : kind === "pause" ? "Vote to pause the clocks" : "Vote to run the clocks"));
+      }
+    }
+    const open = [];
+    for (const kind of ["pause", "resume"]) {
+      if (votes[kind]?.length) open.push(el("span", { class: "clock-vote" }, `${votes[kind].length} of ${need(present)} voted to ${kind === "pause" ? "pause" : "run"} the clocks`));
+    }
+    fill(bar,
+      el("span", { class: "clock-head" }, clock.paused ? "Clocks paused" : clock.control ? "Clocks" : "Table"),
+      el("ul", { class: "clock-chips" }, chips),
+      open,
+      buttons.length ? el("span", { class: "clock-buttons" }, buttons) : null);
+  }
+
+  /** A banner for everyone but the absent themselves (controls.js shows theirs). */
+  renderAbsent(clock, state) {
+    const node = this.nodes.absent;
+    if (!node) return;
+    const away = Object.entries(clock?.away || {}).filter(([seat]) => Number(seat) !== state.seat);
+    node.hidden = !away.length;
+    if (!away.length) { node.replaceChildren(); return; }
+    const ctx = this.page.ctx;
+    const text = away.map(([seat, a]) => `${ctx.seatName(Number(seat))} is away since ${hhmm(a.since)} (${WHY[a.why] || a.why})`).join("; ");
+    if (node.dataset.text === text) return;
+    node.dataset.text = text;
+    fill(node, el("strong", {}, "Nobody waits: "), `${text}. Their standing orders and a Standard bot play for them until they are back.`);
+  }
+
+  async run(work, done) {
+    if (this.busy) return;
+    this.busy = true;
+    this.page.notice("");
+    try {
+      await work();
+      if (done) this.page.notice(done, "info");
+    } catch (err) {
+      this.page.notice(err?.message || "The server refused.", "error");
+    } finally {
+      this.busy = false;
+    }
+    await this.page.refresh();
+  }
+
+  post(what, done) {
+    return this.run(() => this.page.api.post(what), done);
+  }
+
+  vote(kind, seat, yes) {
+    return this.run(() => this.page.api.post("votes", { kind, seat, yes }));
+  }
+}
