@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.bots import consent
 from app.bots.board import num
 from app.bots.grand import Grand
 from app.bots.politics import Politics
@@ -468,7 +469,13 @@ class Evaluator:
         return float(self.grand.score_offer(action))
 
     def _score_answer_offer(self, action: Action) -> float:
+        off = self.me.get("offer")
+        if isinstance(off, dict) and off.get("kind") == "cancel":  # 20.3
+            return consent.score_cancel_answer(self.politics, action)
         return float(self.grand.score_answer(action))
+
+    def _score_cancel(self, action: Action) -> float:
+        return consent.score_cancel(self.politics, action)  # 20.3: when it serves both
 
     def _score_renounce(self, action: Action) -> float:
         return float(self.grand.score_renounce(action))
