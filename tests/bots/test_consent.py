@@ -66,6 +66,10 @@ def test_20_3_a_pact_that_bars_a_wanted_coalition_is_offered_for_cancellation_an
         "standard", engine.view(s2, HAN), engine.legal_actions(s2, HAN), random.Random(0)
     )
     assert answer == {"type": "answer_offer", "answer": "accept"}
+    # refused (a person may refuse what a bot would take): not asked again this game turn
+    refused, _ = engine.apply(s2, HAN, {"type": "answer_offer", "answer": "refuse"})
+    refused["diplo"]["pos"] = KUSHAN
+    assert Evaluator(engine.view(refused, KUSHAN)).score(cancel) < 0
     s3, _ = engine.apply(s2, HAN, answer)
     assert s3["relations"]["agreements"][0]["status"] == "cancelled"
     s3["diplo"]["pos"] = KUSHAN
