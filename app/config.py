@@ -2,15 +2,50 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.store.db import MAX_OVERFLOW, POOL_SIZE
 
 DEFAULT_SQLITE_PATH = Path("data") / "imperial-glory.sqlite3"
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(text: str) -> list[Network] | None:
+    """``TRUSTED_PROXIES``: comma-separated addresses and networks (CIDR); ``*`` = any
+    peer (None). A malformed entry is a ValueError naming it."""
+    entries = [e.strip() for e in text.split(",") if e.strip()]
+    if "*" in entries:
+        return None
+    nets: list[Network] = []
+    for entry in entries:
+        try:
+            nets.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError as exc:
+            raise ValueError(f"TRUSTED_PROXIES: {entry!r} is not an address or network") from exc
+    return nets
+
+
+@lru_cache(maxsize=8)
+def trusted_networks(text: str) -> list[Network] | None:
+    return parse_networks(text)
+
+
+def is_trusted(host: str | None, networks: list[Network] | None) -> bool:
+    """Whether `host` is one of the trusted proxies (`networks`; None = any)."""
+    if networks is None:
+        return True
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return False
+    return any(address in net for net in networks)
 
 
 class Settings(BaseSettings):
@@ -55,11 +90,35 @@ class Settings(BaseSettings):
     #: (off: every request goes through FastAPI's routes; benchmarks compare both)
     fast_lane: bool = True
     # Rate limits, "hits/seconds" (defaults in app/web/ratelimit.py): sign-ups and
-    # password-reset requests per address, chat lines and actions per user.
+    # password-reset requests per address, chat lines, actions and new games per user.
     rate_signup: str | None = None
     rate_chat: str | None = None
     rate_actions: str | None = None
     rate_reset: str | None = None
+    rate_reset_account: str | None = None
+    rate_games: str | None = None
+    #: the proxies whose X-Forwarded-For names the client (comma-separated addresses or
+    #: CIDR networks, "*" = any peer): the per-address limits key on the address they
+    #: vouch for. Behind a load balancer, name it here (README, "Running in production").
+    trusted_proxies: str = "127.0.0.1"
+    #: HTTP connections (app/web/http_guard.py): an idle keep-alive connection is closed
+    #: after this (longer than a proxy's own idle timeout, commonly 60 s) ...
+    http_keepalive_s: int = 75
+    #: ... a request's head must be whole this long after its first byte (else 408) ...
+    http_header_timeout_s: float = 10.0
+    #: ... and its body this long after the head (else 408) ...
+    http_body_timeout_s: float = 30.0
+    #: ... and one address may hold this many connections open at once (else 429)
+    http_connections_per_address: int = 64
+    #: open websockets per user and per address (one more is closed with 1013)
+    ws_per_user: int = 16
+    ws_per_address: int = 64
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        parse_networks(value)  # a malformed entry stops the start, naming it
+        return value
 
     @property
     def mail_sink_active(self) -> bool:

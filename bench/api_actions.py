@@ -72,7 +72,9 @@ def database(kind: str, workdir: Path) -> tuple[str, Any]:
 
 def start_server(url: str, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     env = {**os.environ, "DATABASE_URL": url}
-    env.update(RATE_SIGNUP="100000/60", RATE_ACTIONS="100000/60")  # one address, many players
+    env.update(
+        RATE_SIGNUP="100000/60", RATE_ACTIONS="100000/60", RATE_GAMES="100000/60"
+    )  # one address, many players
     subprocess.run(
         [sys.executable, "-m", "app.cli", "db", "upgrade"], cwd=ROOT, env=env, check=True
     )

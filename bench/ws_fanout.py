@@ -120,7 +120,9 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = (workdir / "server.log").open("wb")
         env = {**os.environ, "DATABASE_URL": self.url, "LOG_LEVEL": "warning"}
-        env.update(RATE_SIGNUP="100000/60", RATE_ACTIONS="100000/60")  # one address, many players
+        env.update(
+            RATE_SIGNUP="100000/60", RATE_ACTIONS="100000/60", RATE_GAMES="100000/60"
+        )  # one address, many players
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
             + ["--port", str(self.port)],

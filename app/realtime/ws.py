@@ -32,7 +32,8 @@ server -> client
 Close codes: 1003 binary frame, 1009 frame over MAX_MESSAGE_BYTES (each after an
 ``error``), 1011 server error, 1012 server restarting, 4401 not logged in (private
 game), 4403 no access, 4404 no such game, 4408 heartbeat missed, 4429 too slow (send
-queue full). Frames are parsed by app.web.limits.parse_json (the HTTP bounds).
+queue full), 1013 too many sockets (per user or per address, docs/api.md "Limits").
+Frames are parsed by app.web.limits.parse_json (the HTTP bounds).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -52,6 +54,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
 from app import realtime
+from app.config import is_trusted, trusted_networks
 from app.realtime.hub import Connection, encode
 from app.realtime.source import session_cookie_name
 from app.store import blocking
@@ -120,13 +123,52 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         await websocket.close(code=access.error[0], reason=access.error[1])
         return
     await websocket.accept()
-    conn = rt.hub.connection(game_id, access.user_id)
-    conn.seat = access.seat
-    session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
+    host = websocket.client.host if websocket.client else "unknown"
+    address = ratelimit.address_key(host)
+    refused = _too_many(access.user_id, host, address, rt.settings)
+    if refused is not None:
+        await websocket.close(code=1013, reason=refused)
+        return
+    open_by_user[access.user_id] += 1
+    open_by_address[address] += 1
     try:
-        await session.run()
+        conn = rt.hub.connection(game_id, access.user_id)
+        conn.seat = access.seat
+        session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
+        try:
+            await session.run()
+        finally:
+            rt.hub.leave(conn)
     finally:
-        rt.hub.leave(conn)
+        _forget(open_by_user, access.user_id)
+        _forget(open_by_address, address)
+
+
+#: open sockets per user (None: spectators, counted by address only) and per address
+#: (the client's, as the trusted proxies give it), in this process
+open_by_user: Counter[int | None] = Counter()
+open_by_address: Counter[str] = Counter()
+
+
+def _too_many(user_id: int | None, host: str, address: str, settings: Any) -> str | None:
+    """Why one more socket is refused (1013, after the handshake so that the browser
+    sees the code and the reason), or None: at most ``WS_PER_USER`` per user and
+    ``WS_PER_ADDRESS`` per client address (150 sockets of one user were all held, issue
+    29). A trusted proxy's own address (a local process, the balancer's health check)
+    is not capped: its clients are, by the address it names."""
+    per_user, per_address = settings.ws_per_user, settings.ws_per_address
+    if user_id is not None and per_user and open_by_user[user_id] >= per_user:
+        return f"too many sockets: at most {per_user} per user; close a tab"
+    trusted = is_trusted(host, trusted_networks(settings.trusted_proxies))
+    if per_address and not trusted and open_by_address[address] >= per_address:
+        return f"too many sockets: at most {per_address} per address"
+    return None
+
+
+def _forget(counts: Counter[Any], key: Any) -> None:
+    counts[key] -= 1
+    if counts[key] <= 0:
+        del counts[key]
 
 
 class _Session:

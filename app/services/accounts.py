@@ -7,6 +7,7 @@ import base64
 import hashlib
 import hmac
 import logging
+import math
 import re
 import secrets
 from datetime import datetime, timedelta
@@ -78,17 +79,17 @@ def signup(db: Session, username: str, password: str, email: str | None = None) 
     return user
 
 
-def recent_failures(db: Session, key: str, ip: str, now: datetime) -> int:
-    return (
-        db.scalar(
-            select(func.count(LoginFailure.id)).where(
-                LoginFailure.username_key == key,
-                LoginFailure.ip == ip,
-                LoginFailure.created_at > now - THROTTLE_WINDOW,
-            )
+def recent_failures(db: Session, key: str, ip: str, now: datetime) -> tuple[int, datetime | None]:
+    """How many failed log-ins for the name `key` came from address `ip` within the
+    throttling window, and the oldest of them."""
+    count, oldest = db.execute(
+        select(func.count(LoginFailure.id), func.min(LoginFailure.created_at)).where(
+            LoginFailure.username_key == key,
+            LoginFailure.ip == ip,
+            LoginFailure.created_at > now - THROTTLE_WINDOW,
         )
-        or 0
-    )
+    ).one()
+    return int(count or 0), oldest
 
 
 class LoginFailed(Unauthorized):
@@ -98,15 +99,23 @@ class LoginFailed(Unauthorized):
 
 
 def authenticate(db: Session, username: str, password: str, ip: str) -> User:
-    """The user, or LoginFailed (failure recorded) / Throttled (nothing recorded)."""
+    """The user, or LoginFailed (failure recorded) / Throttled (nothing recorded).
+
+    The throttle counts failures per name AND address: it slows down the address that
+    guesses, never the account (its owner logs in from any other address as before,
+    issue 26; `ip` is the client's address as the trusted proxies give it)."""
     now = utcnow()
     key = username.strip().lower()[:64]
-    if recent_failures(db, key, ip, now) >= THROTTLE_FAILURES:
-        minutes = int(THROTTLE_WINDOW.total_seconds() // 60)
+    failures, oldest = recent_failures(db, key, ip, now)
+    if failures >= THROTTLE_FAILURES:
+        if oldest is not None and oldest.tzinfo is None:
+            oldest = oldest.replace(tzinfo=now.tzinfo)  # SQLite hands times back naive
+        free_at = (oldest or now) + THROTTLE_WINDOW
+        wait = max(1, math.ceil((free_at - now).total_seconds()))
         raise Throttled(
-            f"Too many failed log-ins for this name from your address; "
-            f"try again in {minutes} minutes.",
-            retry_after=int(THROTTLE_WINDOW.total_seconds()),
+            f"Too many failed log-ins for this name from your address; try again in "
+            f"{math.ceil(wait / 60)} minutes.",
+            retry_after=wait,
         )
     user = db.scalar(select(User).where(User.username_key == key))
     ok = user is not None and verify_password(user, password)

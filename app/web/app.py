@@ -253,6 +253,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "chat": settings.rate_chat,
             "actions": settings.rate_actions,
             "reset": settings.rate_reset,
+            "reset_account": settings.rate_reset_account,
+            "games": settings.rate_games,
         }
     )
     app.state.engine = make_engine(settings.database_url, **settings.pool_options)

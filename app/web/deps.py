@@ -22,6 +22,7 @@ from app.services import logins
 from app.services.errors import Forbidden, Unauthorized
 from app.store import blocking
 from app.store.models import User, UserSession
+from app.web import ratelimit
 
 log = logging.getLogger(__name__)
 
@@ -157,4 +158,7 @@ def publish(game_id: int, version: int, notified: bool = False) -> None:
 
 
 def client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
+    """The client's address as the per-address limits count it: the peer's, or the
+    one a trusted proxy names in X-Forwarded-For (uvicorn's proxy headers,
+    ``TRUSTED_PROXIES``); an IPv6 address by its /64 (``ratelimit.address_key``)."""
+    return ratelimit.address_key(request.client.host) if request.client else "unknown"

@@ -6,12 +6,15 @@ in the database: app/services/accounts.py). Refusals are 429 with ``Retry-After`
 (seconds) over HTTP, and an ``error`` message with ``retry_after`` on the socket.
 
 Limits (hits per window) are in ``LIMITS``; tests and operators may change them
-through the settings ``RATE_SIGNUP``, ``RATE_CHAT``, ``RATE_ACTIONS``, ``RATE_RESET``
-("N/seconds", e.g. "20/60").
+through the settings ``RATE_SIGNUP``, ``RATE_CHAT``, ``RATE_ACTIONS``, ``RATE_RESET``,
+``RATE_RESET_ACCOUNT``, ``RATE_GAMES`` ("N/seconds", e.g. "20/60"). An address is the
+client's as the trusted proxies report it (``TRUSTED_PROXIES``), keyed by
+``address_key``.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -32,20 +35,45 @@ class Limit:
         return cls(int(hits), float(seconds))
 
 
-#: what: the default limit (sign-ups per address; chat lines and actions per user)
+DAY = 86400.0
+
+#: what: the default limit. Per address: sign-ups and reset requests, a day's worth
+#: that a household of friends behind one router fits in (issue 26: the sixth account
+#: of one home was refused at 5 an hour). Per account asked about: reset requests (no
+#: mailbox is flooded). Per user: chat lines, actions and new games (one user made 60
+#: games in 1.8 s, issue 29).
 LIMITS: dict[str, Limit] = {
-    "signup": Limit(5, 3600.0),
+    "signup": Limit(20, DAY),
     "chat": Limit(20, 60.0),
     "actions": Limit(120, 60.0),
-    "reset": Limit(5, 3600.0),
+    "reset": Limit(20, DAY),
+    "reset_account": Limit(5, DAY),
+    "games": Limit(20, 3600.0),
 }
 
 WHAT = {
     "signup": "sign-ups from your address",
     "chat": "chat messages",
     "actions": "actions",
-    "reset": "password reset requests",
+    "reset": "password reset requests from your address",
+    "reset_account": "password reset requests for that account",
+    "games": "new games",
 }
+
+
+def address_key(host: str) -> str:
+    """The key the per-address limits count under: an IPv4 address as it is; an IPv6
+    address by its /64, the block one home or one host is given (a client that steps
+    through the addresses of its own /64 is still one client)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host[:64]
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(address)
 
 
 class RateLimited(Throttled):

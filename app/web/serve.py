@@ -12,6 +12,7 @@ import os
 import uvicorn
 
 from app.config import get_settings
+from app.web.http_guard import GuardedHttpProtocol
 
 
 def main(argv: list[str]) -> int:
@@ -43,7 +44,12 @@ def main(argv: list[str]) -> int:
         workers=args.workers,
         log_level=settings.log_level,
         log_config=log_config(args.log_format, settings.log_level),
+        # The client's address: X-Forwarded-For, from the trusted proxies only.
         proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
+        # Head and body timeouts, connections per address (app/web/http_guard.py).
+        http=GuardedHttpProtocol,
+        timeout_keep_alive=settings.http_keepalive_s,
         # permessage-deflate keeps a zlib window per socket (~250 KB each): off unless
         # asked for (settings.ws_compression), see docs/realtime.md.
         ws_per_message_deflate=settings.ws_compression,

@@ -80,7 +80,7 @@ def set_session_cookie(response: Response, token: str, settings: Any) -> None:
 # --------------------------------------------------------------------------- accounts
 
 
-@router.post("/signup", summary="Create an account and log in (5 sign-ups an hour per address)")
+@router.post("/signup", summary="Create an account and log in (20 sign-ups a day per address)")
 def signup(
     body: SignupBody, request: Request, response: Response, db: DB, settings: SettingsDep
 ) -> dict[str, Any]:
@@ -165,6 +165,7 @@ def password_reset_request(
     body: ResetRequestBody, request: Request, db: DB, settings: SettingsDep
 ) -> dict[str, Any]:
     ratelimit.limiter().hit("reset", client_ip(request))
+    ratelimit.limiter().hit("reset_account", body.who.strip().lower()[:254])
     found = accounts.request_reset(db, body.who)
     if found is not None:
         send_reset_mail(settings, *found)
@@ -321,10 +322,11 @@ def _game_links() -> dict[str, Any]:
 @router.post(
     "/games",
     status_code=201,
-    summary="Create a game (you take the first human seat)",
+    summary="Create a game (you take the first human seat; 20 new games an hour)",
     openapi_extra={"responses": {"201": {"links": _game_links()}}},
 )
 def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
+    ratelimit.limiter().hit("games", user.id)
     scenario_id = body.scenario or lobby.default_scenario_id()
     if scenario_id is None:
         raise Invalid("No scenario is installed.", field="scenario")

@@ -342,6 +342,7 @@ def forgot_form(
         return refused
     try:
         ratelimit.limiter().hit("reset", client_ip(request))
+        ratelimit.limiter().hit("reset_account", who.strip().lower()[:254])
     except ServiceError as exc:
         page = render(request, "forgot_password.html", {"error": exc.message}, None, exc.status)
         page.headers.update(retry_after(exc))
@@ -426,6 +427,7 @@ def new_game_form(
         elif value.startswith("bot:"):
             specs.append(lobby.SeatSpec("bot", value[4:]))
     try:
+        ratelimit.limiter().hit("games", login.user.id)
         game = lobby.create_game(
             db,
             login.user,
