@@ -32,6 +32,7 @@ from app.engine.core import (
 )
 from app.engine.errors import IllegalAction
 from app.engine.flow import apply, legal_actions
+from app.engine.inheritance import inheritable
 from app.engine.scoring import score
 
 # 3.22: "roll a die" (rng.die's six faces).
@@ -189,6 +190,37 @@ def breaks(state: State, seat: int, ags: list[dict[str, Any]]) -> list[dict[str,
             }
         )
     return out
+
+
+def taking_breaks(state: State, seat: int, area: Any) -> list[dict[str, Any]]:
+    """20.13: the agreements taking ``area`` from its owner would break (a partner's
+    area taken by conquest, diplomacy or inheritance), in `breaks`' words."""
+    row = state["areas"].get(area) if isinstance(area, str) else None
+    owner = row["owner"] if row is not None else None
+    if owner is None or owner == seat:
+        return []
+    return breaks(state, seat, grand.bound_not_to_attack(state, seat, owner))
+
+
+def explain_play(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
+    """19.4: a holding card; a Dynastic Inheritance on a partner's area is a breach
+    (20.13, 20.43), said before it is played."""
+    card = next((c for c in player(state, seat)["holdings"] if c["id"] == action.get("card")), None)
+    if card is None:
+        raise IllegalAction("You hold no such card.", "bad_card")
+    op = geo().fate.get(card["ref"], {}).get("effect", {}).get("op")
+    takes = op == "dynastic_inheritance" and grand_takes(state, seat, action.get("target"))
+    return {
+        "type": "play",
+        "rule": "19.4",
+        "card": card["ref"],
+        "breaks": taking_breaks(state, seat, action.get("target")) if takes else [],
+    }
+
+
+def grand_takes(state: State, seat: int, area: Any) -> bool:
+    """Whether a Dynastic Inheritance on ``area`` would take it (20.43)."""
+    return isinstance(area, str) and area in state["areas"] and inheritable(state, seat, area)
 
 
 def explain_renounce(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:

@@ -18,10 +18,12 @@ from app.engine.politics import (
     explain_call_parley,
     explain_cancel,
     explain_diplo,
+    explain_play,
     explain_recruit,
     explain_renounce,
     explain_vote,
     politics_part,
+    taking_breaks,
 )
 from app.engine.prompts import pending
 from app.engine.rules import RESULT_TEXT, SPECS
@@ -369,6 +371,10 @@ def _listed(state: State, seat: int, action: dict[str, Any]) -> bool:
     return legal is not None and any(a is action for a in legal)
 
 
+# The results that take the target area (12.3 diplomatic conquest, 10 a conquest's C).
+TAKING = ("C", "T/C")
+
+
 def explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     """The rating term by term and the exact odds, before the player commits."""
     with memo.SCOPE:
@@ -423,6 +429,11 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             "odds": odds,
             "results": {k: RESULT_TEXT.get(k, k) for k in odds},
         }
+        # 20.13: a result that takes a partner's area breaks the agreement, said first
+        breaks = taking_breaks(state, seat, action["target"])
+        if breaks:
+            out["breaks"] = breaks
+            out["breach_odds"] = sum(p for k, p in odds.items() if k in TAKING)
         target_owner = state["areas"].get(action["target"], {}).get("owner")
         if kind in ("conquest", "pillage") and target_owner is not None:
             d = player(state, target_owner)
@@ -541,6 +552,8 @@ def _explain(state: State, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         return explain_vote(state, seat, action)
     if t == "call_parley":
         return explain_call_parley(state, seat, action)
+    if t == "play":
+        return explain_play(state, seat, action)
     if t == "renounce":
         return explain_renounce(state, seat, action)
     if t == "cancel":

@@ -265,3 +265,53 @@ def test_an_endeavour_can_be_chosen_with_the_keyboard_alone(
         "target": "kashgar",
         "talents": 1,
     }
+
+
+def test_an_endeavour_that_would_take_a_partners_area_names_the_breach_first(
+    page: Any, served: tuple[str, Any]
+) -> None:
+    """20.13, 20.3: the explain box says which agreement a result that takes the area
+    would break, the chance of it, and the parley that follows (issue 26: no traps)."""
+    _, app = served
+
+    def with_breach(a: dict[str, Any]) -> dict[str, Any] | None:
+        if a["type"] != "endeavour":
+            return None
+        return {
+            "type": "endeavour",
+            "kind": a["kind"],
+            "rule": "10",
+            "terms": [{"term": "military stature", "value": 4, "rule": "9.31"}],
+            "rating": 4,
+            "cost": 2,
+            "odds": {"C": 0.55, "none": 0.45},
+            "results": {"C": "conquest (one C result)", "none": "no effect"},
+            "breaks": [
+                {
+                    "agreement": 1,
+                    "partner": 1,
+                    "text": "agreement 1 of Kushan and Han: non-aggression until the end of game turn 2",
+                    "rule": "20.3",
+                    "parley": "20.44",
+                }
+            ],
+            "breach_odds": 0.55,
+        }
+
+    app.state.explain = with_breach
+    try:
+        page.click("button.chip[data-field=kind][data-value=conquest]")
+        page.click("button.chip[data-field=target][data-value=kashgar]")
+        page.click("button.chip[data-field=talents][data-value='2']")
+        warning = page.locator(".explain-box .breach-warning")
+        warning.wait_for()
+        text = warning.inner_text()
+        assert "agreement 1 of Kushan and Han: non-aggression" in text, text
+        assert "parley" in text and "accursed" in text, text
+        assert warning.locator("a.rule").all_inner_texts() == ["§20.3", "§20.44"]
+        box = page.locator(".explain-box").inner_text()
+        assert "Chance it takes the area and breaks your agreement: 55%" in box, box
+        assert "Breach odds" not in box  # not repeated as a raw number
+        page.locator(".explain-box").screenshot(path=str(artifact("endeavour-breach.png")))
+    finally:
+        app.state.explain = None

@@ -503,6 +503,35 @@ def test_20_3_explain_of_renounce_cancel_and_a_vote_against_a_pledge():
     assert engine.explain(s3, HAN, {"type": "vote", "choice": "yes"})["breaks"] == []
 
 
+def test_20_13_explain_of_taking_a_partners_area_names_the_breach_and_its_odds():
+    """A diplomacy endeavour on a partner's area (12.3: C or T/C takes it) and a Dynastic
+    Inheritance of it (20.43) break the non-aggression (20.13): explain says so first."""
+    s = turn_of(_signed_non_aggression(), HAN, hand="diplomacy")
+    s["players"][HAN]["emperor"]["statures"]["diplomacy"] = 6
+    s["players"][KUSHAN]["emperor"]["statures"]["diplomacy"] = 0  # 12.17
+    act = {
+        "type": "endeavour",
+        "kind": "diplomacy",
+        "base": "guanzhong",
+        "target": "gandhara",
+        "talents": 5,
+    }
+    ex = engine.explain(s, HAN, act)
+    assert [b["agreement"] for b in ex["breaks"]] == [1]
+    taking = sum(p for k, p in ex["odds"].items() if k in ("C", "T/C"))
+    assert taking > 0 and ex["breach_odds"] == pytest.approx(taking)
+    assert "breaks" not in engine.explain(s, HAN, {**act, "target": "tarim"})  # no one's
+    # Dynastic Inheritance of a partner's area
+    s = turn_of(_signed_non_aggression(), HAN)
+    s["players"][HAN]["holdings"].append(
+        {"id": "k7100", "kind": "fate", "ref": "dynastic_inheritance"}
+    )
+    s["areas"]["gandhara"]["ties"].append(HAN)
+    play = {"type": "play", "card": "k7100", "target": "gandhara"}
+    assert play in engine.legal_actions(s, HAN)
+    assert [b["agreement"] for b in engine.explain(s, HAN, play)["breaks"]] == [1]
+
+
 # ---------------------------------------------------------------- 20.41 verdict
 
 

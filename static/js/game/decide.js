@@ -223,7 +223,7 @@ export class Decisions {
     const others = legal.filter((a) => !known.has(a.type));
     if (others.length) {
       sections.push(el("section", { class: "others" }, el("h3", {}, "Other choices"),
-        el("div", { class: "choice-group" }, others.map((a) => this.button(a, this.describe(a))))));
+        el("div", { class: "choice-group" }, others.map((a) => this.otherChoice(a)))));
     }
     const rightItems = sections.filter(Boolean);
     // keyboard users keep their place: if the focus was in the panel, it stays in the panel
@@ -272,6 +272,19 @@ export class Decisions {
     if (!hand.length) return null;
     return el("div", { class: "hand", "aria-label": "The advisor you drew" },
       hand.map((card) => this.ctx.cardFace(card)));
+  }
+
+  /** A button of "Other choices"; a holding card that would take a partner's area
+   * says first which agreement it breaks (20.13, 20.43). */
+  otherChoice(a) {
+    const btn = this.button(a, this.describe(a));
+    if (a.type !== "play" || !a.target) return btn;
+    const warning = el("span", { class: "diplo-breach" });
+    this.cachedExplain(a).then((data) => {
+      const w = breachWarning(data, { ...this.ctx, seat: this.state.seat });
+      if (w) { warning.replaceChildren(w); btn.classList.add("breaks-agreement"); }
+    }).catch(() => {});
+    return el("div", { class: "diplo-option" }, btn, warning);
   }
 
   describe(a) {

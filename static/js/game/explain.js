@@ -8,6 +8,7 @@
 //   draw:      {draw_odds: {cards, by_type, burden, reshuffle}, strikes, cost, bust_odds, strike_odds}
 // Known keys are laid out by hand; anything else is shown generically so nothing is lost.
 import { el, humanize, pct, signed, ruleLink } from "./dom.js";
+import { breachWarning } from "./politics.js";
 
 const isOdds = (v) => v && typeof v === "object" && !Array.isArray(v)
   && Object.values(v).length > 0 && Object.values(v).every((x) => typeof x === "number" && x >= 0 && x <= 1);
@@ -35,7 +36,7 @@ export function oddsList(odds, caption, labels = {}, showCode = true) {
 }
 
 const TAX_OUTCOMES = { none: "Stays quiet", unrest: "Unrest", rebellion: "Rebellion" };
-const SKIP = new Set(["type", "kind", "area", "terms", "rating", "total", "odds", "results", "cost_terms",
+const SKIP = new Set(["type", "kind", "area", "terms", "rating", "total", "odds", "results", "cost_terms", "breaks", "breach_odds",
   "draw_odds", "rule", "check", "rebellion_value", "bust_odds", "strike_odds", "pile", "cost", "strikes"]);
 
 /** A readable block for whatever explain returned. */
@@ -85,6 +86,13 @@ export function renderExplain(data, advisorNames = {}) {
     if (SKIP.has(key) || key === "if_defended" || value === null || value === undefined) continue;
     if (isOdds(value)) out.push(oddsList(value, humanize(key)));
     else if (typeof value !== "object") out.push(el("p", { class: "explain-line" }, el("strong", {}, humanize(key)), ": ", String(value)));
+  }
+  if (Array.isArray(data.breaks) && data.breaks.length) { // 20.3: what it would break, first
+    const names = { powerNameOf: (seat) => (renderExplain.seatName ? renderExplain.seatName(seat) : "your partner") };
+    if (typeof data.breach_odds === "number") {
+      out.unshift(el("p", { class: "explain-line" }, el("strong", {}, "Chance it takes the area and breaks your agreement: "), pct(data.breach_odds)));
+    }
+    out.unshift(breachWarning(data, names));
   }
   const shown = out.filter(Boolean);
   return el("div", { class: "explain" }, shown.length ? shown : el("p", { class: "hint" }, "Nothing to weigh: no counter is drawn for this."));
