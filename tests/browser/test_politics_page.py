@@ -255,11 +255,52 @@ def test_breaking_a_treaty_and_revoking_asylum_show_their_odds_and_effect(
     by = {(r["move"], r["power"]): r for r in _diplo_rows(page)}
     treaty = by[("declare_war", "parthia")]["effect"]
     # 3.22 over a die, a treaty three turns old: 1-2 war, 4-6 sacrilege, 3 holds
-    assert "A treaty of 3 turns: 33% war, 50% the peace holds and you lose 1 popularity" in treaty
+    assert "The peace was made in game turn 1, 3 game turns ago: a die under 3" in treaty
+    assert "33% war; 50% the peace holds and the sacrilege costs you 1 popularity" in treaty
     assert "17% it simply holds" in treaty
     assert "Rome, Satavahana" in by[("declare_war", "rome")]["effect"]
     assert "Kushan loses asylum" in by[("revoke_asylum", "kushan")]["effect"]
     assert by[("revoke_asylum", "kushan")]["href"] == "/rules#r21.2"
+
+
+def test_a_partner_bound_by_non_aggression_is_warned_and_told_why_it_may_not_join(
+    open_page: Callable[..., Any],
+) -> None:
+    """20.13, 3.53, 20.3: Parthia bound to Han by non-aggression; the war on Han names the
+    agreement and the parley, join is not offered and the panel says why, and the
+    cancellation by consent is offered."""
+    state = politics_state(PARTHIA)
+    state["relations"]["agreements"] = [
+        {
+            "id": 1,
+            "parties": [PARTHIA, HAN],
+            "signed": 3,
+            "year": 100,
+            "expires": 5,
+            "status": "in_force",
+            "terms": ["non_aggression"],
+            "tribute": [],
+            "votes": [],
+            "exchange": {"give": {}, "get": {}},
+            "breaker": None,
+            "ended": None,
+            "why": None,
+        }
+    ]
+    legal = engine.legal_actions(state, PARTHIA)
+    assert not any(a.get("move") == "join" for a in legal)
+    assert {"type": "cancel", "agreement": 1} in legal
+    page = open_page(state, PARTHIA)
+    war = page.locator('.diplo-option:has(button[data-move="declare_war"][data-power="han"])')
+    war.locator(".breach-warning").wait_for()
+    text = war.locator(".breach-warning").inner_text()
+    assert "agreement 1 of Parthia and Han: non-aggression" in text and "parley" in text, text
+    rome = page.locator('.diplo-option:has(button[data-move="declare_war"][data-power="rome"])')
+    assert rome.count() == 0 or rome.locator(".breach-warning").count() == 0
+    hint = page.locator("#decide-body [data-control=no-join]")
+    assert "may not join a coalition" in hint.inner_text()
+    assert hint.locator("a.rule").get_attribute("href") == "/rules#r3.53"
+    assert page.locator("#decide-body [data-control=cancel-agreements] button").count() == 1
 
 
 def test_a_parley_vote_shows_the_weights_and_what_each_vote_means(
