@@ -921,26 +921,6 @@ def offer_view(state: State, seat: int) -> dict[str, Any] | None:
     return out
 
 
-def note_refusal(state: State, maker: int, refuser: int) -> None:
-    """20.14: remember, for the rest of this game turn, that `refuser` refused an offer
-    of `maker` (public, as the log line is): a bot does not make it again (docs/bots.md)."""
-    g = gw(state)
-    turn = state["turn"]
-    got = g.get("refused")
-    if not isinstance(got, dict) or got.get("turn") != turn:
-        got = g["refused"] = {"turn": turn, "pairs": []}
-    if [maker, refuser] not in got["pairs"]:
-        got["pairs"].append([maker, refuser])
-
-
-def refusals_view(state: State) -> list[dict[str, int]]:
-    """The offers refused this game turn, as {from, to} (public)."""
-    got = gr(state).get("refused")
-    if not isinstance(got, dict) or got.get("turn") != state["turn"]:
-        return []
-    return [{"from": a, "to": b} for a, b in got["pairs"]]
-
-
 def pending_offer_public(state: State) -> dict[str, Any] | None:
     """Who is negotiating with whom (public), never the bundle."""
     off = gr(state)["offer"]

@@ -20,9 +20,9 @@ from app.engine.grand import (
     describe,
     fits,
     gw,
-    note_refusal,
     open_parley,
 )
+from app.engine.grand_record import remember
 from app.engine.legality import legal_actions
 from app.engine.ownership import change_owner
 
@@ -65,6 +65,7 @@ def _place(
     old = g["offer"]
     if old is not None:  # a counter replaces the offer it answers
         depth, origin, made = old["depth"] + 1, old["origin"], old["made"]
+        remember(state, "countered", **{"from": old["from"], "to": seat})
         emit(
             state,
             events,
@@ -138,7 +139,7 @@ def h_answer_offer(
     _close_offer(state, off)
     cancel = off.get("kind") == "cancel"
     if action["answer"] == "refuse":
-        note_refusal(state, off["from"], seat)
+        remember(state, "refused", **{"from": off["from"], "to": seat})
         emit(
             state,
             events,
@@ -211,6 +212,7 @@ def h_verdict(
             v["rule"],
             "parley",
         )
+        remember(state, "defied", seat=seat)
         curse(state, seat, events, v["rule"])
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from app.engine import grand, memo, nomads, overreach, usurpers
+from app.engine import grand, grand_record, memo, nomads, overreach, usurpers
 from app.engine.core import State, card_info, geo, has_ability, player
 from app.engine.deck import draw_odds, next_draw_pile, petition_cost, petition_pile, strike_types
 from app.engine.defense import defense_cost, defense_terms
@@ -283,7 +283,8 @@ PARTS: tuple[tuple[str, Part], ...] = (
     ("agreements", lambda st, s: grand.agreements_view(st)),  # 20.3: public once signed
     ("verdict", lambda st, s: grand.verdict_view(st)),  # 20.41 / 20.43
     ("negotiation", lambda st, s: grand.pending_offer_public(st)),  # who, never what
-    ("refusals", lambda st, s: grand.refusals_view(st)),  # 20.14: refused this game turn
+    ("refusals", lambda st, s: grand_record.refusals_view(st)),  # 20.14: this game turn
+    ("diplomatic_record", lambda st, s: grand_record.record_view(st)),  # refusals, defiance
     ("world", _world),
 )
 

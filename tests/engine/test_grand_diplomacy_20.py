@@ -714,3 +714,21 @@ def test_offers_replay_and_undo_in_place():
         engine.undo(st, tok)
     assert engine.state_hash(st) == engine.state_hash(s)
     assert cur["relations"]["agreements"][0]["status"] == "cancelled"
+
+
+def test_20_14_20_15_refusals_counters_and_defiance_are_on_the_public_record():
+    s = diplo()
+    assert engine.view(s, None)["diplomatic_record"] == []
+    s2, _ = engine.apply(s, KUSHAN, offer(get=side(talents=5)))
+    s3, _ = engine.apply(s2, HAN, offer(power="kushan", give=side(talents=2)))  # 20.15
+    s4, _ = engine.apply(s3, KUSHAN, {"type": "answer_offer", "answer": "refuse"})
+    record = engine.view(s4, None)["diplomatic_record"]
+    turn, rnd = s["turn"], s["round"]
+    assert record == [
+        {"fact": "countered", "from": KUSHAN, "to": HAN, "turn": turn, "round": rnd},
+        {"fact": "refused", "from": HAN, "to": KUSHAN, "turn": turn, "round": rnd},
+    ]
+    assert engine.view(s4, HAN)["diplomatic_record"] == record  # public: no bundle in it
+    kept, _ = engine.apply(_contest_ruled_for_han(), KUSHAN, {"type": "verdict", "comply": False})
+    assert [f["fact"] for f in engine.view(kept, HAN)["diplomatic_record"]] == ["defied"]
+    assert engine.view(kept, HAN)["diplomatic_record"][0]["seat"] == KUSHAN
