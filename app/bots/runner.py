@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from app import engine
 from app.bots import choose_action
+from app.bots.temperament import temperament_for
 
 Action = dict[str, Any]
 
@@ -43,6 +44,11 @@ class GameRecord:
     outcome: dict[str, Any] | None = None
     final_hash: str | None = None
     politics: dict[str, int] = field(default_factory=lambda: dict.fromkeys(POLITICS, 0))
+    # The first game turn's diplomatic phase: (power, move, other power) of every
+    # action but a pass, sorted (``simulate`` counts how often games open alike).
+    opening: tuple[tuple[str, str, str], ...] = ()
+    # Each seat's temperament (app/bots/temperament.py), "" for a seat no bot plays.
+    temperaments: list[str] = field(default_factory=list)
 
     @property
     def winner_power(self) -> str | None:
@@ -95,6 +101,8 @@ POLITICS: tuple[str, ...] = (
     "inherit_contests_20_43",
     "verdicts_defied",
     "neutral_peace",
+    "offers_with_area_or_claim",
+    "offer_repeats",
 ) + (
     # The world that acts (rules 17.5x, 19.34, 21.31, 24): see ``count_world``.
     "usurpers_raised",
@@ -223,6 +231,42 @@ def count_world(counts: dict[str, int], events: list[dict[str, Any]]) -> None:
             counts["exile_returns_via_usurper"] += 1
 
 
+class OfferWatch:
+    """What ``count_politics`` cannot see in one action's events: the first game
+    turn's diplomatic actions (the game's opening), offers that cede an area or a
+    claim, and a new offer to a power that refused one from the same seat in that
+    game turn (a repeat after a refusal)."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.first_turn = state.get("turn")
+        self.opening: list[tuple[str, str, str]] = []
+        self.refused: set[tuple[int, int, Any]] = set()  # (offerer, refuser, game turn)
+        self._ceding = False
+        self._repeat = False
+
+    def before(self, state: dict[str, Any], seat: int, action: Action) -> None:
+        kind = action.get("type")
+        self._ceding = self._repeat = False
+        powers = [str(p.get("power")) for p in state["players"]]
+        pending = (state.get("grand") or {}).get("offer")
+        if kind == "answer_offer" and action.get("answer") == "refuse" and pending:
+            self.refused.add((int(pending["from"]), seat, state.get("turn")))
+        if kind == "offer":
+            sides = [action.get("give") or {}, action.get("get") or {}]
+            self._ceding = any(side.get("areas") or side.get("claims") for side in sides)
+            other = powers.index(str(action.get("power")))
+            if pending is None:  # a new offer, not a counter (20.15)
+                self._repeat = (seat, other, state.get("turn")) in self.refused
+        if state.get("phase") == "diplomacy" and state.get("turn") == self.first_turn:
+            move = str(action.get("move") or kind)
+            if move != "pass":
+                self.opening.append((powers[seat], move, str(action.get("power") or "")))
+
+    def after(self, counts: dict[str, int]) -> None:
+        counts["offers_with_area_or_claim"] += int(self._ceding)
+        counts["offer_repeats"] += int(self._repeat)
+
+
 def owners(state: dict[str, Any]) -> dict[str, Any]:
     return {a: x["owner"] for a, x in state["areas"].items()}
 
@@ -262,6 +306,7 @@ def play_game(
     if isinstance(levels, str):
         levels = [levels] * len(seats)
     record = GameRecord(scenario, list(seats), seed, list(levels), options)
+    record.temperaments = [temperament_for(seed, i) for i in range(len(seats))]
     rng = random.Random(seed * 7919 + 17 if bot_seed is None else bot_seed)
     try:
         state = engine.new_game(scenario, list(seats), seed, options)
@@ -269,6 +314,7 @@ def play_game(
         record.errors.append(f"new_game: {exc!r}")
         return record
     seen_rounds: set[tuple[Any, Any]] = set()
+    watch = OfferWatch(state)
     try:
         while engine.outcome(state) is None:
             if record.actions >= max_actions:
@@ -295,7 +341,14 @@ def play_game(
             # A SeatView reads as the view dict (a Mapping with the same keys and values).
             view = cast(dict[str, Any], seat_view)
             action = choose_action(
-                record.levels[seat], view, legal, rng, explain, state=state, budget=budget
+                record.levels[seat],
+                view,
+                legal,
+                rng,
+                explain,
+                state=state,
+                budget=budget,
+                temperament=record.temperaments[seat],
             )
             try:
                 engine.check(state, seat, action)  # the engine's own gate (20.14 for offers)
@@ -306,11 +359,13 @@ def play_game(
             if action.get("type") == "petition":
                 record.petitions += 1
             before = owners(state)
+            watch.before(state, seat, action)
             if in_place:
                 _, events = engine.apply_in_place(state, seat, action, undoable=False)
             else:
                 state, events = engine.apply(state, seat, action)
             count_politics(record.politics, action, events, before, owners(state))
+            watch.after(record.politics)
             record.actions += 1
             if keep_log:
                 record.log.append((seat, action))
@@ -321,6 +376,7 @@ def play_game(
         record.errors.append(
             f"{type(exc).__name__} at action {record.actions}: {exc}\n{traceback.format_exc()}"
         )
+    record.opening = tuple(sorted(watch.opening))
     record.rounds = len(seen_rounds)
     record.turns = int(state.get("turn") or 0)
     record.outcome = engine.outcome(state) if not record.errors else None

@@ -25,7 +25,11 @@ power played), ``petition_bust_rate`` (busts / petitions),
 ``usurper_sways``, ``usurpers_fallen``, ``usurper_buy_offs``, ``exile_returns_via_usurper``,
 ``horde_threats`` (from game turn 2: turn 1's are chosen at set-up), ``horde_raids``,
 ``raids_defended``, ``raids_repulsed``, ``heirless_unrest``), ``politics_mean`` and
-``games_with_pvp_conquest``,
+``games_with_pvp_conquest``; ``offers_with_area_or_claim`` (offers whose bundle cedes an
+area or a claim) and ``offer_repeats`` (a new offer to a power that refused one from the
+same seat in that game turn) among the politics; ``openings`` = ``{"distinct": N,
+"top_share": x}`` over the sets of diplomatic actions the powers take in the first game
+turn's diplomatic phase,
 ``errors`` (exceptions, illegal bot choices, stalls: must be 0), ``error_samples``,
 and ``by_scenario`` with the same figures per scenario.
 """
@@ -152,10 +156,19 @@ def summarize(records: list[GameRecord], seconds: float) -> dict[str, Any]:
             for key, values in politics.items()
         },
         "games_with_pvp_conquest": sum(1 for v in politics["pvp_conquests"] if v > 0),
+        "openings": openings([r.opening for r in records if not r.errors]),
         "errors": errors,
         "illegal_choices": sum(r.illegal_choices for r in records),
         "error_samples": samples,
     }
+
+
+def openings(games: list[tuple[Any, ...]]) -> dict[str, Any]:
+    """How alike the games open: the number of distinct first-turn diplomatic
+    phases and the share of games that open the most common way."""
+    seen = Counter(games)
+    top = seen.most_common(1)[0][1] if seen else 0
+    return {"distinct": len(seen), "top_share": round(top / len(games), 4) if games else 0.0}
 
 
 def run(
@@ -224,6 +237,8 @@ def _text(result: dict[str, Any]) -> str:
         "  politics/game: "
         + ", ".join(f"{k} {v}" for k, v in result["politics_mean"].items())
         + f"; games with a PvP conquest {result['games_with_pvp_conquest']}/{result['games']}",
+        f"  openings: {result['openings']['distinct']} distinct, "
+        f"the most common in {result['openings']['top_share']:.0%} of games",
         f"  errors: {result['errors']}",
     ]
     for sample in result.get("error_samples", []):
