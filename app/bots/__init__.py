@@ -16,7 +16,8 @@ Levels (ids, names and descriptions in ``app/bots/levels.py``):
   game ``state`` to sample worlds from, but re-deals every hidden part before it
   reads anything (so it knows only what the view shows); without a state it
   plays as ``standard``;
-- ``random``: uniform over the legal actions (a baseline for tests).
+- ``random``: uniform over the legal actions (a baseline for tests);
+- ``silent``: the standard bot that never offers nor counters (an ablation).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def choose_action(
     explain: Explain | None = None,
     state: dict[str, Any] | None = None,
     budget: Any = None,
+    temperament: str | None = None,
 ) -> Action:
     """Pick one of ``legal`` for the seat whose ``view`` this is.
 
@@ -60,7 +62,8 @@ def choose_action(
     ``ValueError`` when ``legal`` is empty: a bot is only asked when its seat is
     prompted, and the engine lists at least one action for a prompted seat.
     ``state`` (the whole game state) is used by ``strong`` only, and only through
-    ``strong.determinize``; ``budget`` is a ``strong.Budget``.
+    ``strong.determinize``; ``budget`` is a ``strong.Budget``. ``temperament`` is the
+    seat's (``temperament.temperament_for(seed, seat)``; None plays a neutral one).
     """
     if not legal:
         raise ValueError("a bot was asked to act with no legal action")
@@ -68,16 +71,18 @@ def choose_action(
     if level == "random":
         return choose_random(legal, rng)
     if level == "standard":
-        return choose_heuristic(view, legal, rng, explain)
+        return choose_heuristic(view, legal, rng, explain, temperament)
+    if level == "silent":
+        return choose_heuristic(view, legal, rng, explain, temperament, offers=False)
     if level == "novice":
         return choose_novice(view, legal, rng, explain)
     if level == "strong":
         seat = (view.get("me") or {}).get("seat")
         if state is None or not isinstance(seat, int):
-            return choose_heuristic(view, legal, rng, explain)
+            return choose_heuristic(view, legal, rng, explain, temperament)
         from app.bots.strong import choose_strong
 
-        return choose_strong(state, seat, view, legal, rng, explain, budget)
+        return choose_strong(state, seat, view, legal, rng, explain, budget, temperament)
     raise UnknownBotLevel(level)
 
 

@@ -91,6 +91,10 @@ ENDEAVOUR_WEIGHT: dict[str, float] = {
 NEGATIVE_RESULTS = frozenset(code for code, value in RESULT_VALUE.items() if value < 0)
 
 
+# Taking a partner's area is a breach (20.13) when the endeavour succeeds: about this often.
+BREACH_ODDS = 0.7
+
+
 def success_probability(explained: dict[str, Any]) -> float | None:
     """The chance an endeavour succeeds, from an ``explain`` answer.
 
@@ -143,11 +147,14 @@ class Evaluator:
         view: dict[str, Any],
         explain: Callable[[Action], dict[str, Any]] | None = None,
         aggressive: bool = True,
+        temperament: str | None = None,
     ) -> None:
         self.view = view
         self.explain = explain
         self.aggressive = aggressive
+        self.temperament = temperament
         self._politics: Politics | None = None
+        self._grand: Grand | None = None
         me = view.get("me") or {}
         self.me: dict[str, Any] = me
         self.seat: int | None = me.get("seat")
@@ -165,7 +172,7 @@ class Evaluator:
     @property
     def politics(self) -> Politics:
         if self._politics is None:
-            self._politics = Politics(self.view, self.aggressive)
+            self._politics = Politics(self.view, self.aggressive, self.temperament)
         return self._politics
 
     # -- what things are worth -------------------------------------------------
@@ -236,6 +243,16 @@ class Evaluator:
         return -num(action.get("slot"))  # acting early leaves more choice
 
     def _score_endeavour(self, action: Action) -> float:
+        value = self._endeavour(action)
+        target = action.get("target")
+        if action.get("kind") in ("conquest", "diplomacy") and isinstance(target, str):
+            row = self.areas.get(target)  # 20.13: taking a partner's area is a breach
+            owner = row.get("owner") if isinstance(row, dict) else None
+            if isinstance(owner, int) and owner != self.seat:
+                value -= BREACH_ODDS * self.grand.breach_cost(owner)
+        return value
+
+    def _endeavour(self, action: Action) -> float:
         kind = str(action.get("kind", ""))
         target = action.get("target")
         extra = num(action.get("talents"))
@@ -463,7 +480,9 @@ class Evaluator:
 
     @property
     def grand(self) -> Grand:
-        return Grand(self.politics)
+        if self._grand is None:
+            self._grand = Grand(self.politics)
+        return self._grand
 
     def _score_offer(self, action: Action) -> float:
         return float(self.grand.score_offer(action))

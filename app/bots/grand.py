@@ -12,10 +12,11 @@ of ``evaluate.py``.
   non-aggression and alliance by the balance of strength: worth the border we
   would risk to a stronger neighbour, costly when we are the stronger one and
   eye its border.
-- **Accept** an offer when its worth to us is positive; never counter.
-- **Offer**: to a stronger neighbour or enemy, non-aggression (or peace) for as
-  long as allowed, with a few talents, or tribute when it is far stronger; never
-  again in the same game turn to a power that refused us.
+- **Accept** an offer when its worth to us is positive (more for what lasts when
+  we trust the offerer less; nothing from a breaker we do not trust); **counter**
+  one a little short of worth taking, or one whose offerer gains much more than we.
+- **Offer** bundles that trade (``bundles.py``), sized so the other side would take
+  them; never again in the same game turn to a power that refused us (``trust.py``).
 - **Keep or break**: renounce an agreement only when what it still costs us
   (tribute owed) is more than the expected price of being accursed.
 - **Votes**: as pledged; otherwise against the breaker unless he is ours, for
@@ -25,9 +26,14 @@ of ``evaluate.py``.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from app.bots import bundles
 from app.bots.board import area_map, num
+
+if TYPE_CHECKING:
+    from app.bots.temperament import Temperament
+    from app.bots.trust import Trust
 
 Action = dict[str, Any]
 
@@ -38,6 +44,8 @@ CLAIM_VALUE = 0.5
 ACCURSED_BASE = 2.0  # 22.11: -2 on every rating and +2 on every rebellion value
 ACCURSED_PER_TURN = 1.0
 SAFETY_SHARE = 0.35  # of the border a stronger neighbour could take from us
+OFFER_ODDS = 0.85  # the chance a bundle sized to be taken is taken
+COUNTER_ODDS = 0.75  # the chance a counter is taken
 
 
 def _side(value: Any) -> dict[str, Any]:
@@ -55,11 +63,17 @@ class Judgement(Protocol):
     seat: int
     players: list[dict[str, Any]]
     areas: dict[str, Any]
+    mood: Temperament
 
+    @property
+    def trust(self) -> Trust: ...
+    def as_seat(self, seat: int) -> Judgement: ...
     def seat_of(self, power: Any) -> int | None: ...
+    def held(self, seat: int) -> list[str]: ...
     def turns_left(self) -> int: ...
     def score(self, seat: int) -> float: ...
     def leader(self) -> int | None: ...
+    def lead(self) -> float: ...
     def bloc_strength(self, seat: int) -> float: ...
     def neighbours(self, other: int) -> bool: ...
     def at_war_with(self, other: int) -> bool: ...
@@ -75,11 +89,21 @@ class Grand:
         self.pol = politics
         self.view = politics.view
         self.seat = politics.seat
+        self._mirrors: dict[int, Grand] = {}
+        self._breach: dict[int, float] = {}
+
+    def mirror(self, other: int) -> Grand:
+        """``other``'s judgement of a bundle, by our rules from its seat (20.14)."""
+        got = self._mirrors.get(other)
+        if got is None:
+            got = self._mirrors[other] = Grand(self.pol.as_seat(other))
+        return got
 
     # -- worth ------------------------------------------------------------------
 
     def accursed_cost(self) -> float:
-        return ACCURSED_BASE + ACCURSED_PER_TURN * max(0, self.pol.turns_left())
+        base = ACCURSED_BASE + ACCURSED_PER_TURN * max(0, self.pol.turns_left())
+        return base * self.pol.mood.faith
 
     def area_worth(self, area: Any) -> float:
         _, pop, _ = area_map()
@@ -101,7 +125,7 @@ class Grand:
         fighting = pol.at_war_with(other) and mine > 1.2 * theirs
         if fighting or pol._war(other) > 0:
             value -= 0.3 * pol.border_worth(other) * min(2.0, 1.0 / max(0.1, ratio))
-        return value
+        return value * pol.mood.peace if value > 0 else value
 
     def worth(self, mine: Any, theirs: Any, terms: list[str], turns: int, other: int) -> float:
         """The worth to us of a bundle where we give ``mine`` and get ``theirs``."""
@@ -133,59 +157,56 @@ class Grand:
     # -- offers -----------------------------------------------------------------
 
     def compose(self, listed: Action) -> tuple[Action, float]:
-        """Our best offer within the listed template, and its worth to us (or -1)."""
+        """Our best offer within the listed template, and its worth to us (or -1):
+        the candidate bundles of ``bundles``, sized so that the other side would take
+        them, scored by their worth to us and our trust in the other (20.14)."""
         other = self.pol.seat_of(listed.get("power"))
         tpl = listed.get("template") or {}
-        if other is None or not tpl or self.refused_by(other):
+        if other is None or not tpl or self.pol.trust.refused_now(other):
             return listed, -1.0
-        pol = self.pol
-        terms_ok = list(tpl.get("terms") or [])
-        lo, hi = (tpl.get("turns") or [1, 1])[:2]
-        give_lim = tpl.get("give") or {}
-        mine_t = int(num(give_lim.get("talents")))
-        mine_s, theirs_s = pol.bloc_strength(self.seat), pol.bloc_strength(other)
-        stronger = theirs_s > 1.15 * mine_s and (pol.neighbours(other) or pol.at_war_with(other))
-        if not stronger:
+        best: tuple[Action, float] | None = None
+        for give, get, terms, turns in bundles.candidates(self, other, tpl):
+            sized = bundles.size(self, other, tpl, give, get, terms, turns)
+            if sized is None:
+                continue
+            offer, mine, _ = sized
+            if bundles.lasting(offer["give"], offer["get"], offer["terms"]):
+                mine *= min(1.0, self.pol.trust.of(other))  # its word is worth our trust
+            if best is None or mine > best[1]:
+                best = (offer, mine)
+        if best is None:
             return listed, -1.0
-        terms: list[str] = []
-        turns = 0
-        if "non_aggression" in terms_ok:
-            terms, turns = ["non_aggression"], int(hi)
-        elif "peace" in terms_ok:
-            terms = ["peace"]
-        give = _side(None)
-        if terms:
-            give["talents"] = min(mine_t // 3, 3)
-            if theirs_s > 1.8 * mine_s and pol.turns_left() >= 1 and "non_aggression" in terms:
-                give["per_turn"] = 1  # tribute to a far stronger power
-        if not terms:
-            return listed, -1.0
-        offer = {
-            "type": "offer",
-            "power": listed["power"],
-            "give": give,
-            "get": _side(None),
-            "terms": terms,
-            "turns": turns if (turns or give["per_turn"]) else 0,
-        }
-        if give["per_turn"] and not offer["turns"]:
-            offer["turns"] = int(lo)
-        value = self.worth(give, _side(None), terms, int(offer["turns"]), other)
-        # Will they take it? They weigh the talents against the border they give up.
-        their_gain = TALENT_VALUE * (
-            give["talents"] + give["per_turn"] * max(1, int(offer["turns"]))
-        )
-        their_cost = 0.25 * pol.border_worth(other) * 0.5
-        p_accept = 0.8 if their_gain + 0.3 >= their_cost else 0.35
-        return offer, value * p_accept
+        offer, mine = best
+        offer["power"] = listed["power"]
+        return offer, mine
 
-    def refused_by(self, other: int) -> bool:
-        """They refused an offer of ours this game turn (the public ``refusals``): we do
-        not ask again before the next turn (no nagging, issue 26)."""
-        return any(
-            r.get("from") == self.seat and r.get("to") == other
-            for r in self.view.get("refusals") or []
+    def partner_against_leader(self, other: int) -> bool:
+        """An alliance (20.13) with a trusted power that borders the leader as we do."""
+        pol = self.pol
+        leader = pol.leader()
+        if leader is None or leader in (self.seat, other) or pol.lead() < 2:
+            return False
+        return (
+            pol.trust.of(other) >= 1.0
+            and not pol.trust.breaker(other)
+            and pol.neighbours(leader)
+            and self.mirror(other).pol.neighbours(leader)
         )
+
+    def border_areas(self, areas: list[str], other: int) -> list[str]:
+        """Of ``areas`` (ours), those next to ``other``'s, cheapest to us first."""
+        near, _, _ = area_map()
+        theirs = set(self.pol.held(other))
+        return sorted(
+            (a for a in areas if near.get(a, frozenset()) & theirs),
+            key=lambda a: (self.area_worth(a), a),
+        )
+
+    def claimed_of(self, areas: list[str]) -> list[str]:
+        """Of ``areas`` (another's), those we hold the claim to, most populous first."""
+        _, pop, _ = area_map()
+        out = [a for a in areas if self.seat in ((self.pol.areas.get(a) or {}).get("claims") or [])]
+        return sorted(out, key=lambda a: (-pop.get(a, 1.0), a))
 
     def countering(self) -> bool:
         prompts = self.view.get("prompts") or []
@@ -196,8 +217,10 @@ class Grand:
         )
 
     def counter(self, listed: Action) -> tuple[Action, float]:
-        """20.15: an offer a little short of worth taking is turned round with
-        enough talents asked to make it worth our while, if the offerer has them."""
+        """20.15: the offer to us turned round, sized as our own offers are: with
+        talents asked (or our costliest items left out) when it is short of worth
+        taking, or asking more when the offerer gains much more than we do. Its
+        worth to us (or -1 when no counter pays)."""
         off = (self.view.get("me") or {}).get("offer")
         tpl = listed.get("template") or {}
         if not isinstance(off, dict) or not tpl:
@@ -208,50 +231,60 @@ class Grand:
             return listed, -1.0
         give, get = _side(off.get("get")), _side(off.get("give"))
         turns = int(num(off.get("turns")))
-        value = self.worth(give, get, terms, turns, other)
-        if value > 0.05 or value < -1.5:
-            return listed, -1.0  # worth taking as it is, or too far apart
-        want = int(-value / TALENT_VALUE) + 1
-        room = int(num((tpl.get("get") or {}).get("talents"))) - int(num(get["talents"]))
-        if want > room:
+        taken = self.answer_worth(off)
+        bases = [(give, get)]
+        if give["areas"] or give["claims"]:
+            bases.append(({**give, "areas": [], "claims": []}, get))
+        best: tuple[Action, float] | None = None
+        for g, r in bases:
+            sized = bundles.size(self, other, tpl, g, r, terms, turns)
+            if sized is not None and (best is None or sized[1] > best[1]):
+                best = (sized[0], sized[1])
+        if best is None:
             return listed, -1.0
-        get["talents"] = int(num(get["talents"])) + want
-        for side, lim in ((give, tpl.get("give") or {}), (get, tpl.get("get") or {})):
-            if side["talents"] > int(num(lim.get("talents"))) or not set(side["areas"]) <= set(
-                lim.get("areas") or []
-            ):
-                return listed, -1.0
-            if not set(side["claims"]) <= set(lim.get("claims") or []):
-                return listed, -1.0
-        offer = {
-            "type": "offer",
-            "power": listed["power"],
-            "give": give,
-            "get": get,
-            "terms": terms,
-            "turns": turns,
-        }
-        return offer, self.worth(give, get, terms, turns, other)
+        offer, mine = best
+        if taken is not None and mine - taken < 0.5:
+            return listed, -1.0  # we would take it as it is: not worth haggling
+        offer["power"] = listed["power"]
+        return offer, mine
 
     def score_offer(self, action: Action) -> float:
         if self.countering():
             _, value = self.counter(action)
-            return 0.7 if value > 0 else -1.0
+            if value <= 0:
+                return -1.0
+            off = (self.view.get("me") or {}).get("offer") or {}
+            taken = self.answer_worth(off)
+            # Against accepting (1.0) or refusing (0.5): a counter may be refused.
+            if taken is not None:
+                return 1.0 + COUNTER_ODDS * value - taken
+            return 0.5 + COUNTER_ODDS * value
         _, value = self.compose(action)
-        return value - 0.4 if value > 0 else -1.0
+        return OFFER_ODDS * value - 0.2 if value > 0 else -1.0
+
+    def answer_worth(self, off: dict[str, Any]) -> float | None:
+        """The worth to us of the offer made to us, if we would accept it (else None):
+        worth more than nothing, with more asked of a power we trust less for what
+        lasts, and nothing taken from a breaker we do not trust (sanctions)."""
+        if not isinstance(off, dict) or off.get("to") != self.seat:
+            return None
+        other = int(off["from"])
+        give, get = _side(off.get("get")), _side(off.get("give"))
+        terms = list(off.get("terms") or [])
+        value = self.worth(give, get, terms, int(num(off.get("turns"))), other)
+        trust = self.pol.trust
+        if trust.breaker(other) and trust.of(other) < 0.6:
+            return None
+        need = bundles.ACCEPT
+        if bundles.lasting(give, get, terms):
+            need += 0.6 * max(0.0, 1.0 - trust.of(other))
+        return value if value > need else None
 
     def score_answer(self, action: Action) -> float:
         off = (self.view.get("me") or {}).get("offer")
         if not isinstance(off, dict) or off.get("to") != self.seat:
             return 0.0
-        value = self.worth(
-            off.get("get"),
-            off.get("give"),
-            list(off.get("terms") or []),
-            int(num(off.get("turns"))),
-            int(off["from"]),
-        )
-        accept = value > 0.05
+        accept = self.answer_worth(off) is not None
         if action.get("answer") == "accept":
             return 1.0 if accept else -0.5
         return 0.0 if accept else 0.5
@@ -294,6 +327,12 @@ class Grand:
 
     def breach_cost(self, other: int) -> float:
         """The expected price of breaking a non-aggression with ``other`` (20.44)."""
+        got = self._breach.get(other)
+        if got is None:
+            got = self._breach[other] = self._breach_cost(other)
+        return got
+
+    def _breach_cost(self, other: int) -> float:
         bound = False
         for ag in self.view.get("agreements") or []:
             if (
@@ -317,6 +356,40 @@ class Grand:
             return "yes"
         return "abstain"
 
+    def judge_breach(self, injured: int, breaker: int) -> str:
+        """Our own 20.44 vote: sanction the breaker (DipBlue), unless it is ours, or
+        the injured is the leader a third party would rather see checked."""
+        pol = self.pol
+        if self.seat == breaker or (
+            pol._allied_pair(self.seat, breaker) and pol.trust.of(breaker) >= 0.3
+        ):
+            return "no"
+        if self.seat == injured or pol._allied_pair(self.seat, injured):
+            return "yes"
+        if pol._war_pair(self.seat, breaker):
+            return "yes"
+        leader = pol.leader()
+        if injured == leader and pol.lead() * pol.mood.leader >= 3:
+            return "no"  # the breach checked the power closest to victory
+        if breaker == leader or pol.trust.of(breaker) < 0.5:
+            return "yes"
+        return "abstain"
+
+    def judge_readmission(self, caller: int) -> str:
+        """Our own 20.45 vote: never for a breaker we still do not trust (the wrong
+        fades with the game turns), for a weaker power we trust, against the leader."""
+        pol = self.pol
+        if caller == self.seat or pol._allied_pair(caller, self.seat):
+            return "yes"
+        if pol._war_pair(caller, self.seat) or caller == pol.leader():
+            return "no"
+        trust = pol.trust.of(caller)
+        if trust < 0.3:
+            return "no"
+        if trust >= 0.7 or pol.score(caller) < pol.score(self.seat):
+            return "yes"
+        return "abstain"
+
     def vote(self, parley: dict[str, Any]) -> str | None:
         """Our vote in a 20.44 or 20.45 parley (None: the older rules decide)."""
         pledged = (self.view.get("me") or {}).get("pledged_vote")
@@ -325,14 +398,9 @@ class Grand:
         q = parley.get("question")
         caller, against = parley.get("caller"), parley.get("against")
         if q == "breach" and isinstance(caller, int) and isinstance(against, int):
-            return self.vote_breach(self.seat, caller, against)
+            return self.judge_breach(caller, against)
         if q == "readmit" and isinstance(caller, int):
-            pol = self.pol
-            if caller == self.seat or pol._allied_pair(caller, self.seat):
-                return "yes"
-            if pol._war_pair(caller, self.seat) or caller == pol.leader():
-                return "no"
-            return "yes" if pol.score(caller) < pol.score(self.seat) else "abstain"
+            return self.judge_readmission(caller)
         if q in ("contest", "inherit") and against == self.seat:
             return "no"
         return None

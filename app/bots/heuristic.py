@@ -43,12 +43,13 @@ def score_actions(
     legal: list[Action],
     explain: Callable[[Action], dict[str, Any]] | None = None,
     aggressive: bool = True,
+    temperament: str | None = None,
 ) -> list[float]:
     """The standard evaluation of every legal action (same order as ``legal``)."""
-    rough = Evaluator(view, None, aggressive)
+    rough = Evaluator(view, None, aggressive, temperament)
     scores = [rough.score(action) for action in legal]
     if explain is not None:
-        exact = Evaluator(view, explain, aggressive)
+        exact = Evaluator(view, explain, aggressive, temperament)
         exact._politics = rough._politics
         explainable = [i for i, action in enumerate(legal) if action.get("type") in EXPLAINED_TYPES]
         explainable.sort(key=lambda i: -scores[i])
@@ -59,18 +60,42 @@ def score_actions(
     return scores
 
 
+# Diplomatic choices within this much of the best are near-equal: the bot draws
+# among them with its seeded RNG, so that games differ (same seed, same game).
+NEAR_EQUAL = 0.15
+DIPLOMATIC_TYPES = ("diplo", "offer", "renounce")
+
+
+def _open_choice(action: Action) -> bool:
+    """A diplomatic move of the bot's own (not its answer to a proposal, which follows
+    its judgement alone)."""
+    if action.get("type") not in DIPLOMATIC_TYPES:
+        return False
+    move = str(action.get("move") or "")
+    return not move.startswith(("accept_", "reject_"))
+
+
 def rank_heuristic(
     view: dict[str, Any],
     legal: list[Action],
     rng: random.Random,
     explain: Callable[[Action], dict[str, Any]] | None = None,
+    temperament: str | None = None,
 ) -> list[int]:
     """Indices of ``legal``, best first; the first is what ``choose_heuristic`` plays."""
     if len(legal) == 1:
         return [0]
-    scores = score_actions(view, legal, explain)
+    scores = score_actions(view, legal, explain, temperament=temperament)
     best_score = max(scores)
-    best = [i for i, score in enumerate(scores) if abs(score - best_score) <= 1e-9]
+    margin = 1e-9
+    top = next(i for i, score in enumerate(scores) if score == best_score)
+    if _open_choice(legal[top]):
+        margin = NEAR_EQUAL
+    best = [
+        i
+        for i, score in enumerate(scores)
+        if best_score - score <= margin and (margin < 1e-6 or _open_choice(legal[i]))
+    ]
     first = best[rng.randrange(len(best))]
     rest = sorted((i for i in range(len(legal)) if i != first), key=lambda i: -scores[i])
     return [first, *rest]
@@ -81,10 +106,20 @@ def choose_heuristic(
     legal: list[Action],
     rng: random.Random,
     explain: Callable[[Action], dict[str, Any]] | None = None,
+    temperament: str | None = None,
+    offers: bool = True,
 ) -> Action:
+    """The standard bot's choice; with ``offers=False`` (the no-offer ablation,
+    ``silent``) it never makes an offer or a counter (20.14-20.15)."""
     if len(legal) == 1:
         return legal[0]
-    return finish(view, legal[rank_heuristic(view, legal, rng, explain)[0]])  # 20.14
+    if not offers:
+        kept = [a for a in legal if a.get("type") != "offer"]
+        legal = kept or legal
+        if len(legal) == 1:
+            return legal[0]
+    ranked = rank_heuristic(view, legal, rng, explain, temperament)
+    return finish(view, legal[ranked[0]], temperament)  # 20.14
 
 
 # The novice: plays a good action most of the time, a random reasonable one now and then.

@@ -41,8 +41,10 @@ LEVELS: tuple[Level, ...] = (
 # Earlier ids -> the level that plays them now.
 ALIASES: dict[str, str] = {"heuristic": "standard"}
 
-# Levels that are valid but not offered in the lobby.
-HIDDEN: tuple[str, ...] = ("random",)
+# Levels that are valid but not offered in the lobby: the random baseline, and
+# "silent", the standard bot that never makes an offer or a counter (the ablation
+# that measures what its offers are worth, docs/bots.md).
+HIDDEN: tuple[str, ...] = ("random", "silent")
 
 LOBBY_LEVELS: tuple[str, ...] = tuple(level.id for level in LEVELS)
 ALL_LEVELS: tuple[str, ...] = LOBBY_LEVELS + HIDDEN + tuple(ALIASES)

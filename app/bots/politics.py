@@ -32,8 +32,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from app.bots import temperament as temperaments
 from app.bots.board import area_map, num
 from app.bots.grand import Grand
+from app.bots.trust import Trust
 from app.engine.core import geo
 
 Action = dict[str, Any]
@@ -65,9 +67,14 @@ def _land(area: str) -> frozenset[str]:
 class Politics:
     """Political judgement for the seat whose view this is."""
 
-    def __init__(self, view: dict[str, Any], aggressive: bool = True) -> None:
+    def __init__(
+        self, view: dict[str, Any], aggressive: bool = True, temperament: str | None = None
+    ) -> None:
         self.view = view
         self.aggressive = aggressive
+        self.temperament = temperament
+        self.mood = temperaments.get(temperament)
+        self._trust: Trust | None = None
         me = view.get("me") or {}
         seat = me.get("seat")
         self.seat: int = seat if isinstance(seat, int) else -1
@@ -80,6 +87,21 @@ class Politics:
         }
         self._strength: dict[int, float] = {}
         self._held: dict[int, list[str]] | None = None
+
+    def as_seat(self, seat: int) -> Politics:
+        """The same judgement from another seat (public facts only: what that power
+        would make of a bundle by our rules, 20.14), with a neutral temperament."""
+        other = Politics(self.view, self.aggressive)
+        other.seat = seat
+        self.held(seat)  # fills the owners' cache the two share
+        other._strength, other._held = self._strength, self._held
+        return other
+
+    @property
+    def trust(self) -> Trust:
+        if self._trust is None:
+            self._trust = Trust(self.view, self.seat, self.mood.grudge)
+        return self._trust
 
     # -- facts ------------------------------------------------------------------
 
@@ -198,6 +220,11 @@ class Politics:
         top = [s for v, s in scores if v == best]
         return top[0] if len(top) == 1 else None
 
+    def lead(self) -> float:
+        """How far the leader (closest to victory: 26.2's standing) is ahead of the next."""
+        scores = sorted((self.score(s) for s in range(len(self.players))), reverse=True)
+        return scores[0] - scores[1] if len(scores) >= 2 else 0.0
+
     def turns_left(self) -> int:
         return int(num(self.view.get("end_turn"))) - int(num(self.view.get("turn")))
 
@@ -256,11 +283,20 @@ class Politics:
             return -1.0  # one war at a time
         if not self.neighbours(other):
             return -1.0
-        edge = self.strength(self.seat) / max(1.0, self.bloc_strength(other))
+        edge = self.bloc_strength(self.seat) / max(1.0, self.bloc_strength(other))
         worth = self.border_worth(other)
-        if edge < WAR_EDGE or worth < WAR_BORDER_WORTH:
+        need, want = WAR_EDGE * self.mood.war_edge, WAR_BORDER_WORTH
+        against_leader = other == self.leader() and self.lead() > 0
+        if against_leader:  # play the leader: a war on the power closest to victory
+            push = min(0.35, 0.05 * self.lead() * self.mood.leader)
+            need, want = need * (1.0 - push), want * 0.5
+        if self.trust.breaker(other):
+            need *= 0.9  # a breaker's neighbours feel freer to fall on it
+        if edge < need or worth < want:
             return -1.0
-        value = 0.5 + 0.1 * worth + 0.5 * (edge - WAR_EDGE)
+        value = 0.5 + 0.1 * worth + 0.5 * (edge - need)
+        if against_leader:
+            value += min(0.6, 0.1 * self.lead() * self.mood.leader)
         value -= Grand(self).breach_cost(other)  # 20.13, 20.44: war on a partner
         if self.status(other) == "peace":
             lasted = int(num(self.view.get("turn"))) - self.since(other)
@@ -278,6 +314,9 @@ class Politics:
             return 0.9
         if not self.neighbours(other) or self.border_worth(other) < 1.0:
             return 0.6  # nothing left to take: end a pointless war
+        lasted = int(num(self.view.get("turn"))) - self.since(other)
+        if lasted >= 2 and other != self.leader() and self._war(other) < 0:
+            return 0.6  # a war no longer worth starting is no longer worth waging
         return -1.0
 
     def _accept_peace(self, other: int) -> bool:
@@ -297,7 +336,7 @@ class Politics:
         rivals = [self.strength(s) for s in range(len(self.players)) if s != self.seat]
         if self.hegemons:  # a rival bloc: only against a hegemon we could stand up to
             rivals = [self.bloc_strength(h) for h in self.hegemons]
-        if rivals and mine >= HEGEMONY_EDGE * max(rivals):
+        if rivals and mine >= HEGEMONY_EDGE * self.mood.hegemony_edge * max(rivals):
             return 0.9
         return -1.0
 
@@ -315,16 +354,24 @@ class Politics:
         return None if worst is None else worst[1]
 
     def _join(self, hegemon: int) -> float:
+        if self.trust.breaker(hegemon) and self.trust.of(hegemon) < 0.6:
+            return -1.0  # no shelter under a breaker
         threat = self.threat()
         if threat is None or threat == hegemon:
             return -1.0
+        # A coalition against a breaker, or against the leader, is the better one.
+        bonus = 0.1 * (self.trust.of(hegemon) - 1.0)
+        if self.trust.breaker(threat) or threat == self.leader():
+            bonus += 0.1
         if self.at_war_with(hegemon):
-            return 0.7  # 3.53: joining ends that war too
-        return 0.8
+            return 0.7 + bonus  # 3.53: joining ends that war too
+        return 0.8 + bonus
 
     def _accept_join(self, junior: int) -> bool:
         if junior == self.leader() and self.score(junior) > self.score(self.seat):
             return False  # never carry the leader
+        if self.trust.breaker(junior) and self.trust.of(junior) < 0.6:
+            return False  # nor a breaker we do not trust (sanctions)
         return self.strength(junior) > 0
 
     def _ask_asylum(self, host: int) -> float:
@@ -343,6 +390,8 @@ class Politics:
             return "yes"
         if self._war_pair(voter, caller):
             return "no"
+        if voter == self.seat and self.trust.breaker(caller) and self.trust.of(caller) < 0.6:
+            return "no"  # sanctions: no claim for a breaker
         row = self.areas.get(area) if isinstance(area, str) else None
         if isinstance(row, dict) and voter in (row.get("claims") or []):
             return "no"  # a rival claim competes with ours
@@ -481,10 +530,10 @@ class Politics:
         return SOCIAL_LEVEL_VALUE * 0.22 * 0.5 * left
 
 
-def finish(view: Any, action: Action) -> Action:
+def finish(view: Any, action: Action, temperament: str | None = None) -> Action:
     """The concrete offer the standard bot makes for a listed template it chose (20.14)."""
     if action.get("type") != "offer" or "template" not in action:
         return action
-    grand = Grand(Politics(view))
+    grand = Grand(Politics(view, temperament=temperament))
     offer, value = grand.counter(action) if grand.countering() else grand.compose(action)
     return offer if value > 0 else action

@@ -48,6 +48,7 @@ from app.bots import search_step
 from app.bots.board import area_map
 from app.bots.evaluate import RESULT_VALUE, Evaluator
 from app.bots.heuristic import choose_heuristic, rank_heuristic
+from app.bots.politics import finish
 from app.engine import rng as engine_rng
 from app.engine.core import card_type
 from app.engine.deck import draw_odds, petition_cost
@@ -335,6 +336,7 @@ def choose_strong(
     rng: random.Random,
     explain: Callable[[Action], dict[str, Any]] | None = None,
     budget: Budget | None = None,
+    temperament: str | None = None,
 ) -> Action:
     """The search bot's choice for ``seat`` (see the module docstring)."""
     global LAST
@@ -346,13 +348,15 @@ def choose_strong(
     kind = prompts[0].get("kind") if prompts else None
     request = prompts[0].get("request") if prompts else None
     if kind not in SEARCHED_PROMPTS or request == "waive_tie":
-        return choose_heuristic(view, legal, rng, explain)
-    ranked = rank_heuristic(view, legal, rng, explain)
+        return choose_heuristic(view, legal, rng, explain, temperament)
+    ranked = rank_heuristic(view, legal, rng, explain, temperament)
     # Ending the turn early is never searched against the standard choice: its cost
     # (years unused, the deck and conquests that grow from acting) lies beyond what a
     # leaf can see, so a short search would end turns too soon.
     ranked = [ranked[0]] + [i for i in ranked[1:] if legal[i].get("type") != "end_turn"]
-    candidates = [legal[i] for i in ranked[: max(1, budget.candidates)]]
+    # An offer template is searched as the bundle (or counter) the standard bot would
+    # size for it (app/bots/bundles.py), not as the template's default bundle.
+    candidates = [finish(view, legal[i], temperament) for i in ranked[: max(1, budget.candidates)]]
     if len(candidates) == 1:
         return candidates[0]
     # In our own turn, play each candidate out to the end of the turn; elsewhere

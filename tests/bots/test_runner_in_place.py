@@ -18,6 +18,7 @@ from app import engine
 from app.bots import choose_action
 from app.bots.runner import play_game
 from app.bots.simulate import scenario_catalogue
+from app.bots.temperament import temperament_for
 
 
 def _plain_game(scenario: str, seats: list[str], seed: int) -> tuple[list[Any], str]:
@@ -28,7 +29,14 @@ def _plain_game(scenario: str, seats: list[str], seed: int) -> tuple[list[Any], 
         seat = engine.pending(state)[0]["seat"]
         legal = engine.legal_actions(state, seat)
         explain = partial(engine.explain, state, seat)
-        action = choose_action("heuristic", engine.view(state, seat), legal, rng, explain)
+        action = choose_action(
+            "heuristic",
+            engine.view(state, seat),
+            legal,
+            rng,
+            explain,
+            temperament=temperament_for(seed, seat),  # play_game's temperaments
+        )
         log.append((seat, action))
         state, _ = engine.apply(state, seat, action)
     return log, engine.state_hash(state)

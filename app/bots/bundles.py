@@ -1,0 +1,160 @@
+"""Bundles that trade (docs/rules.md 20.11-20.15): which offers and counters the
+standard bot makes, and how it sizes them.
+
+A bundle is worth something to each side (``Grand.worth``, in the evaluation's
+units). The bot builds a few candidate bundles for a power from what the listed
+template allows: terms (peace, non-aggression, an alliance with a trusted partner
+against the leader), claims swapped where the area's owner values a claim more
+than its holder (26.1: a claim to an owned area scores), a border area ceded for
+peace when losing a war, an area bought where we hold its claim, and pledged votes.
+It then values each from both sides (the other side by our own rules, from that
+seat's public view: ``Politics.as_seat``) and moves talents across (never tribute:
+it cannot see whether it could pay it, 20.12) so that the other side keeps
+``1 - greed`` of the surplus and we keep the rest.
+A bundle is only offered when the other side, judged so, would accept it: never an
+offer the bot would refuse if it were the one receiving it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.bots.grand import Grand
+
+# An offer is accepted when it is worth more than this to the one receiving it.
+ACCEPT = 0.05
+# Offers are sized to leave the other side at least this much above ACCEPT.
+MARGIN = 0.15
+TALENT_VALUE = 0.22
+
+
+def empty() -> dict[str, Any]:
+    return {"talents": 0, "per_turn": 0, "areas": [], "claims": [], "votes": False}
+
+
+def lasting(give: dict[str, Any], get: dict[str, Any], terms: list[str]) -> bool:
+    return bool(
+        give["per_turn"]
+        or get["per_turn"]
+        or give["votes"]
+        or get["votes"]
+        or set(terms) & {"non_aggression", "alliance"}
+    )
+
+
+def fits(tpl: dict[str, Any], give: dict[str, Any], get: dict[str, Any], terms: list[str]) -> bool:
+    """Within the template's ranges (20.11-20.13), and not empty."""
+    for side, lim in ((give, tpl.get("give") or {}), (get, tpl.get("get") or {})):
+        if side["talents"] > int(lim.get("talents") or 0) or side["talents"] < 0:
+            return False
+        if side["per_turn"] > int(lim.get("per_turn") or 0) or side["per_turn"] < 0:
+            return False
+        if not set(side["areas"]) <= set(lim.get("areas") or []):
+            return False
+        if not set(side["claims"]) <= set(lim.get("claims") or []):
+            return False
+    if not set(terms) <= set(tpl.get("terms") or []):
+        return False
+    return any(give.values()) or any(get.values()) or bool(terms)
+
+
+def size(
+    grand: Grand,
+    other: int,
+    tpl: dict[str, Any],
+    give: dict[str, Any],
+    get: dict[str, Any],
+    terms: list[str],
+    turns: int,
+) -> tuple[dict[str, Any], float, float] | None:
+    """Talents moved across a base bundle so that the other side keeps
+    ``1 - greed`` of the surplus above what it needs to accept. Returns the offer,
+    its worth to us and to them; None when no such bundle fits or pays us."""
+    lo, hi = (tpl.get("turns") or [1, 1])[:2]
+    give, get = dict(give), dict(get)
+    keep = lasting(give, get, terms)
+    turns = max(int(lo), min(int(hi), turns or int(hi))) if keep else 0
+    mirror = grand.mirror(other)
+    mine = grand.worth(give, get, terms, turns, other)
+    theirs = mirror.worth(get, give, terms, turns, grand.seat)
+    need = ACCEPT + MARGIN
+    surplus = mine + theirs - need
+    if surplus <= 0.1:
+        return None
+    target = need + (1.0 - grand.pol.mood.greed) * surplus
+    shift = (target - theirs) / TALENT_VALUE  # talents we give (<0: we ask)
+    get_lim = int(((tpl.get("get") or {}).get("talents")) or 0)
+    if shift > 0:
+        # Talents now, never tribute: a promise of tribute the treasury cannot keep
+        # at an upkeep is a breach (20.12), and the bot cannot see its future income.
+        give["talents"] += math.ceil(shift)
+    elif shift < 0:
+        get["talents"] += max(0, min(math.floor(-shift), get_lim - get["talents"]))
+    if not fits(tpl, give, get, terms):
+        return None
+    mine = grand.worth(give, get, terms, turns, other)
+    theirs = mirror.worth(get, give, terms, turns, grand.seat)
+    if mine <= 0.0 or theirs < need:
+        return None
+    offer = {
+        "type": "offer",
+        "power": None,
+        "give": give,
+        "get": get,
+        "terms": sorted(terms, key=("peace", "non_aggression", "alliance").index),
+        "turns": turns,
+    }
+    return offer, mine, theirs
+
+
+def candidates(
+    grand: Grand, other: int, tpl: dict[str, Any]
+) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
+    """Base bundles (our side, theirs, terms, game turns) worth sizing for ``other``."""
+    pol = grand.pol
+    allowed = list(tpl.get("terms") or [])
+    hi = int((tpl.get("turns") or [1, 1])[-1])
+    mine, theirs = set(pol.held(grand.seat)), set(pol.held(other))
+    give_lim, get_lim = tpl.get("give") or {}, tpl.get("get") or {}
+    # 26.1: a claim scores for the area's owner; swap claims towards the owners.
+    ask_claims = sorted(a for a in get_lim.get("claims") or [] if a in mine)[:2]
+    sell_claims = sorted(a for a in give_lim.get("claims") or [] if a in theirs)[:2]
+    at_war = pol.at_war_with(other)
+    near = pol.neighbours(other)
+    out: list[tuple[dict[str, Any], dict[str, Any], list[str], int]] = []
+    treaty: list[tuple[list[str], int]] = []
+    if at_war and "peace" in allowed:
+        treaty.append((["peace"], 0))
+    if (near or at_war) and "non_aggression" in allowed:
+        treaty.append((["non_aggression"], hi))
+    if "alliance" in allowed and grand.partner_against_leader(other):
+        treaty.append((["alliance"], hi))
+    for terms, turns in treaty:
+        out.append((empty(), empty(), terms, turns))
+        if ask_claims or sell_claims:
+            give, get = empty(), empty()
+            give["claims"], get["claims"] = sell_claims, ask_claims
+            out.append((give, get, terms, turns))
+        if not at_war or terms != ["peace"]:
+            give = empty()
+            give["votes"] = True  # a pledge costs us less than it is worth to them
+            out.append((give, empty(), terms, turns))
+    if ask_claims or sell_claims:
+        give, get = empty(), empty()
+        give["claims"], get["claims"] = sell_claims, ask_claims
+        out.append((give, get, [], 0))
+    if at_war and "peace" in allowed and pol.bloc_strength(other) > pol.bloc_strength(grand.seat):
+        # Losing a war: a border area the enemy wants, for peace (20.11).
+        border = grand.border_areas(give_lim.get("areas") or [], other)
+        if border:
+            give = empty()
+            give["areas"] = [border[0]]
+            out.append((give, empty(), ["peace"], 0))
+    claimed = grand.claimed_of(get_lim.get("areas") or [])
+    if claimed and not at_war:
+        get = empty()
+        get["areas"] = [claimed[0]]  # an area we hold the claim to, bought
+        out.append((empty(), get, [], 0))
+    return out
