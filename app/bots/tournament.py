@@ -14,7 +14,10 @@ processes (default: one per CPU).
 Printed per level: seats played, wins, the win rate per seat with a 95% Wilson
 confidence interval, and an OpenSkill (Plackett-Luce) rating from the games'
 final rankings (a level playing several seats of a game updates its rating by
-the mean of those seats' updates). ``--iterations``/``--seconds`` etc. set the
+the mean of those seats' updates). With two levels in the line-up it prints the
+first's win rate per seat less the second's, with a 95% interval over the games
+(``standard*3,silent*3`` measures what the standard bot's offers are worth against
+its own no-offer ablation). ``--iterations``/``--seconds`` etc. set the
 strong bot's budget per decision (``app/bots/strong.Budget``). Its ``--seconds``
 count the searching process's own CPU time by default (``--clock cpu``), so a run
 measures the same Strong bot whether the machine is quiet, busy with other work or
@@ -110,6 +113,34 @@ def rate(records: list[GameRecord]) -> dict[str, dict[str, float]]:
     }
 
 
+def difference(records: list[GameRecord], first: str, second: str) -> dict[str, Any] | None:
+    """The win rate per seat of ``first`` less that of ``second``, with its 95%
+    interval: the mean over games of each game's difference (a game's seats are not
+    independent: one wins, so the games are the samples), normal approximation."""
+    diffs: list[float] = []
+    for record in records:
+        if record.errors:
+            continue
+        levels = [canonical(x) for x in record.levels]
+        n_a, n_b = levels.count(first), levels.count(second)
+        if not n_a or not n_b:
+            continue
+        winner = (record.outcome or {}).get("winner")
+        won = levels[winner] if isinstance(winner, int) else None
+        diffs.append((won == first) / n_a - (won == second) / n_b)
+    if len(diffs) < 2:
+        return None
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    half = 1.96 * math.sqrt(var / len(diffs))
+    return {
+        "levels": [first, second],
+        "games": len(diffs),
+        "difference": round(mean, 4),
+        "ci95": [round(mean - half, 4), round(mean + half, 4)],
+    }
+
+
 def run(
     scenario: str,
     powers: list[str],
@@ -191,7 +222,10 @@ def run(
     politics: Counter[str] = Counter()
     for record in records:
         politics.update(record.politics)
+    order = list(dict.fromkeys(canonical(x) for x in lineup))
+    versus = difference(records, order[0], order[1]) if len(order) == 2 else None
     return {
+        "difference": versus,
         "scenario": scenario,
         "games": games,
         "seed": seed,
@@ -225,6 +259,13 @@ def _text(result: dict[str, Any]) -> str:
         lines.append(
             f"  {power:<12} {row['games']:>6} {row['wins']:>5} {row['win_rate']:>9.1%}  "
             f"[{row['ci95'][0]:.1%}, {row['ci95'][1]:.1%}]"
+        )
+    versus = result.get("difference")
+    if versus:
+        a, b = versus["levels"]
+        lines.append(
+            f"  {a} - {b}: {versus['difference']:+.1%} win rate per seat over "
+            f"{versus['games']} games, 95% CI [{versus['ci95'][0]:+.1%}, {versus['ci95'][1]:+.1%}]"
         )
     lines.append(f"  errors: {result['errors']}")
     lines += ["    " + s.splitlines()[0] for s in result["error_samples"]]
