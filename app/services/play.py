@@ -23,6 +23,7 @@ from typing import Any, cast
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from app.bots.temperament import temperament_for
 from app.services import clocks, gamelog, idempotency, lobby, orders, standins
 from app.services.errors import (
     Conflict,
@@ -443,6 +444,7 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
         rng,
         partial(engine.explain, state, seat.index),
         state=state,  # the strong level searches from it (app/bots/strong.py)
+        temperament=temperament_for(game.seed, seat.index),  # shown once the game is over
     )
     try:
         engine.check(state, seat.index, action)

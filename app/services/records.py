@@ -36,6 +36,8 @@ def export_record(db: Session, game: Game) -> dict[str, Any]:
             {"seq": a.seq, "seat": a.seat, "action": a.action, "source": a.source} for a in actions
         ],
         "outcome": game.outcome,
+        # every bot seat's temperament (app/bots/temperament.py), for a finished game
+        "temperaments": (game.result_notes or {}).get("temperaments", {}),
         "state_hash": engine.state_hash(state),
     }
 

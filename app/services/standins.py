@@ -16,6 +16,8 @@ from typing import Any
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
+from app.bots.temperament import label as temperament_label
+from app.bots.temperament import temperament_for
 from app.services import clocks, notifications
 from app.store.models import Action, Event, Game, Seat
 
@@ -132,13 +134,20 @@ def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]
 
 def on_finish(db: Session, game: Game) -> None:
     """Called once when a game has just finished: its result notes record the stand-in
-    decisions per seat, then the players' ratings move (app/services/ratings.py). The
-    engine's `outcome` is left as the engine made it."""
+    decisions per seat and every bot seat's temperament, then the players' ratings move
+    (app/services/ratings.py). The engine's `outcome` is left as the engine made it."""
     from app.services import ratings
 
     notes = dict(game.result_notes or {})
     if "standin" not in notes:
         notes["standin"] = {str(k): v for k, v in counts(db, game.id).items()}
         notes["defaulted"] = {str(k): v for k, v in counts(db, game.id, "deadline").items()}
+        # Each bot seat's temperament (app/bots/temperament.py), kept from the table
+        # while the game ran, shown on its result.
+        notes["temperaments"] = {
+            str(s.index): temperament_label(temperament_for(game.seed, s.index))
+            for s in game.seats
+            if s.bot_level
+        }
         game.result_notes = notes
     ratings.rate_game(db, game)

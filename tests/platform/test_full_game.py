@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import select
 
 from app import engine
+from app.bots.temperament import label, temperament_for
 from app.realtime.bots import drain
 from app.services import accounts, gamelog, lobby, play, records
 from app.services.verify_cli import main as verify
@@ -57,7 +58,12 @@ def test_a_game_to_its_end(migrated_url: str, tmp_path: Path) -> None:
             sources = set(db.scalars(select(Action.source).where(Action.game_id == gid)))
             # "forced": a move that was no choice, played for the person.
             assert {"player", "bot"} <= sources <= {"player", "bot", "forced"}
+            # The bot's temperament, kept from the table while it played, is told now.
+            told = {"1": label(temperament_for(game.seed, 1))}
+            assert (game.result_notes or {}).get("temperaments") == told
+            assert play.seat_view(db, gid, uid)["result_notes"]["temperaments"] == told
             record = records.record_for_player(db, gid, None)
+            assert record["temperaments"] == told
             path = tmp_path / "record.json"
             path.write_text(json.dumps(record))
             assert verify([str(path)]) == 0

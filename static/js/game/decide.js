@@ -146,6 +146,12 @@ export function standinNote(notes, seat) {
   return parts.length ? el("span", { class: "result-standin" }, ` (${parts.join("; ")})`) : null;
 }
 
+/** A bot seat's temperament, told once the game is over (result_notes.temperaments). */
+export function temperamentNote(notes, seat) {
+  const t = ((notes || {}).temperaments || {})[String(seat)];
+  return t ? el("span", { class: "result-temperament" }, ` (temperament: ${t})`) : null;
+}
+
 export class Decisions {
   /**
    * @param {HTMLElement} root    the decision panel body

@@ -4,7 +4,7 @@
 // from the server (GET /api/games/{id}/result, app/services/results.py); until they
 // arrive the engine's ranking is shown as it is.
 import { el, fill, ruleLink } from "./dom.js";
-import { standinNote } from "./decide.js";
+import { standinNote, temperamentNote } from "./decide.js";
 
 const cache = new Map(); // game id -> the result table (a finished game's never changes)
 
@@ -42,7 +42,7 @@ function drawPlain(node, out, ctx, state) {
       const total = sc.total ?? sc.vp ?? "?";
       return el("li", { "data-seat": String(seat) },
         `${ctx.seatName(seat)} — ${total} VP${sc.standing !== undefined ? `, standing ${sc.standing}` : ""}`,
-        standinNote(state.result_notes, seat));
+        standinNote(state.result_notes, seat), temperamentNote(state.result_notes, seat));
     })) : null);
 }
 
@@ -61,7 +61,7 @@ function drawTable(node, t, ctx, state) {
   const rows = t.rows.map((r) => el("tr", { "data-seat": String(r.seat), class: r.seat === mine ? "me" : null },
     el("td", { class: "num place" }, String(r.place)),
     el("th", { scope: "row" }, r.power, r.player ? el("span", { class: "who" }, ` (${r.player})`) : null,
-      standinNote(state.result_notes, r.seat)),
+      standinNote(state.result_notes, r.seat), temperamentNote(state.result_notes, r.seat)),
     el("td", { class: "num", title: vpTitle(r.vp_parts) }, String(r.vp)),
     el("td", { class: "num" }, String(r.level)),
     el("td", { class: "num standing" }, String(r.standing)),
