@@ -260,7 +260,7 @@ def test_the_vp_box_shows_the_final_score_and_the_result_names_the_stand_in(
             "ranking": [0, 1],
             "scores": {"0": {"total": 18}, "1": {"total": 12}},
         },
-        result_notes={"standin": {"1": 14}},
+        result_notes={"standin": {"1": 14}, "temperaments": {"1": "Opportunist"}},
     )
     s["view"]["over"] = True
     for p in s["view"]["players"]:
@@ -271,6 +271,8 @@ def test_the_vp_box_shows_the_final_score_and_the_result_names_the_stand_in(
     assert boxes.nth(1).locator("dd").inner_text() == "12"
     outcome = pg.locator(".outcome").inner_text()
     assert "played by a bot for 14 decisions" in outcome
+    assert "(temperament: Opportunist)" in pg.locator(".outcome li").nth(1).inner_text()
+    assert "temperament" not in pg.locator(".outcome li").nth(0).inner_text()
 
 
 def test_a_petition_out_of_reach_says_why(open_page: Callable[..., Any]) -> None:
