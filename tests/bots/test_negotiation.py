@@ -177,8 +177,10 @@ def test_offers_trade_are_sized_to_be_taken_and_never_repeated_after_a_refusal()
                 refused.add((fact["from"], fact["to"], fact["turn"]))
 
     for seed in (11, 12):
+        refused.clear()  # a new game
         record = play_game("four_empires", FOUR, seed, "standard", on_step=on_step, keep_log=False)
         assert not record.errors, record.errors
+        assert record.politics["offer_repeats"] == 0
     assert offers
     assert all(worth > ACCEPT for _, worth in offers), [w for _, w in offers if w <= ACCEPT]
     ceding = [o for o, _ in offers if o["give"]["areas"] or o["get"]["areas"]]
