@@ -223,8 +223,8 @@ class Grand:
         worth to us (or -1 when no counter pays)."""
         off = (self.view.get("me") or {}).get("offer")
         tpl = listed.get("template") or {}
-        if not isinstance(off, dict) or not tpl:
-            return listed, -1.0
+        if not isinstance(off, dict) or not tpl or off.get("kind") == "cancel":
+            return listed, -1.0  # an offer to cancel (20.3) is taken or refused (consent.py)
         other = int(off["from"])
         terms = [t for t in off.get("terms") or [] if t in (tpl.get("terms") or [])]
         if len(terms) != len(off.get("terms") or []):
