@@ -97,7 +97,7 @@ def score_cancel(pol: Politics, action: Action) -> float:
     if ours > OFFER_WHEN:
         return -1.0
     other = next(int(p) for p in ag["parties"] if p != pol.seat)
-    if Grand(pol).refused_by(other):
+    if pol.trust.refused_now(other):
         return -1.0  # it refused us this game turn: not asked again (issue 26)
     if not lets_go(_partner(pol, other), ag):
         return -1.0  # it would refuse: the move is wasted
