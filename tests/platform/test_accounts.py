@@ -258,3 +258,35 @@ def test_purge_removes_expired_sessions_and_old_failures(db: Any) -> None:
     assert accounts.purge(db, later) == (1, 1)
     db.commit()
     assert accounts.session_for_token(db, token) is None
+
+
+def test_password_hashing_runs_a_bounded_number_at_once(monkeypatch: Any) -> None:
+    """Each argon2 hash holds 64 MiB while it runs: a burst of sign-ups or log-ins
+    queues for a few at a time instead of holding a gigabyte (40 at once: 1.3 GB)."""
+    import threading
+    import time
+
+    running = peak = 0
+    lock = threading.Lock()
+
+    class Counting:  # stands in for argon2: the bound is what is tested
+        def hash(self, password: str) -> str:
+            nonlocal running, peak
+            with lock:
+                running += 1
+                peak = max(peak, running)
+            try:
+                time.sleep(0.05)
+                return f"hashed {password}"
+            finally:
+                with lock:
+                    running -= 1
+
+    monkeypatch.setattr(accounts, "_hasher", Counting())
+    threads = [threading.Thread(target=accounts.hash_password, args=("pw",)) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak <= accounts.HASHING_AT_ONCE
+    assert peak >= 2
