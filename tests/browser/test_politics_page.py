@@ -301,6 +301,10 @@ def test_a_partner_bound_by_non_aggression_is_warned_and_told_why_it_may_not_joi
     assert "may not join a coalition" in hint.inner_text()
     assert hint.locator("a.rule").get_attribute("href") == "/rules#r3.53"
     assert page.locator("#decide-body [data-control=cancel-agreements] button").count() == 1
+    war.screenshot(path=str(artifact("politics-bound-war-warning.png")))
+    page.locator("#decide-body section.grand").screenshot(
+        path=str(artifact("politics-bound-no-join.png"))
+    )
 
 
 def test_a_parley_vote_shows_the_weights_and_what_each_vote_means(

@@ -97,7 +97,7 @@ export class GrandDiplomacy {
   /** 20.3: offer the partner to end an agreement by consent (no breach, no parley). */
   cancelling(state, actions) {
     return el("div", { class: "cancel-agreements", "data-control": "cancel-agreements" },
-      el("p", { class: "act-help" }, "Offer to cancel an agreement: if your partner accepts, it ends now with no breach and no parley; if it refuses, it stays in force. The offer is your offer of this turn (",
+      el("p", { class: "act-help" }, "Offer to cancel an agreement: if your partner accepts, it ends now with no breach and no parley; if it refuses, it stays in force. It is one of your moves in the diplomatic phase, your one offer in your own turn (",
         ruleLink("20.3"), ", ", ruleLink("20.14"), ")."),
       el("div", { class: "choice-group" }, actions.map((a) => this.button(a,
         `Offer ${this.partnerOf(state, a.agreement) || "your partner"} to cancel #${a.agreement}`))));
