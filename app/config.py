@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     rate_reset: str | None = None
     rate_reset_account: str | None = None
     rate_games: str | None = None
+    #: the live pace's bank and increment, "START+INCREMENT" seconds (unset: 600+30);
+    #: a demo or a browser test shortens it so time can run out while it watches
+    pace_live: str | None = None
     #: the proxies whose X-Forwarded-For names the client (comma-separated addresses or
     #: CIDR networks, "*" = any peer): the per-address limits key on the address they
     #: vouch for. Behind a load balancer, name it here (README, "Running in production").

@@ -59,6 +59,27 @@ PACES: dict[str, TimeControl | None] = {
 PRESETS = ("live", "daily", "none")
 
 
+def configure(live: str | None) -> None:
+    """Set the live pace from the settings (``PACE_LIVE``, "START+INCREMENT" seconds, e.g.
+    "45+5"): a demo or a browser test shortens the bank so that time can run out while
+    it watches. None keeps 10 minutes + 30 seconds. The cap stays half the start again."""
+    if not live:
+        return
+    try:
+        start, increment = (int(part) for part in live.split("+"))
+    except ValueError:
+        raise ValueError(
+            f"PACE_LIVE is START+INCREMENT in seconds, e.g. 600+30, not {live!r}"
+        ) from None
+    if start <= 0 or increment < 0:
+        raise ValueError(f"PACE_LIVE needs a positive bank, not {live!r}")
+    default = PACES["live"]
+    assert default is not None
+    PACES["live"] = TimeControl(
+        start, increment, start * 3 // 2, default.extension, default.extensions
+    )
+
+
 #: a game row: the ORM ``Game`` or the hot path's ``gamelog.GameRow`` (duck-typed)
 Clocked = Any
 
@@ -85,7 +106,9 @@ def words(seconds: float) -> str:
 
 
 def span_words(seconds: int) -> str:
-    """ "5 minutes", "24 hours": an extension's size."""
+    """ "5 minutes", "24 hours", "45 seconds": an extension's or a bank's size."""
+    if seconds % 60:
+        return f"{seconds} second{'' if seconds == 1 else 's'}"
     if seconds % 3600 == 0:
         h = seconds // 3600
         return f"{h} hour{'' if h == 1 else 's'}"

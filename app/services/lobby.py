@@ -25,7 +25,6 @@ AUTO_PACE = "auto"
 #: a pace in a few words, as the lobby lists games
 PACE_LABELS = {
     "auto": "automatic",
-    "live": "live (10 min + 30 s a decision)",
     "daily": "daily (24 h a decision)",
     "none": "no clock",
     "24h": "24 hours a decision",
@@ -34,13 +33,35 @@ PACE_LABELS = {
 #: what each choice means, one line each, as the new-game form says it
 PACE_HELP = {
     "auto": "Automatic: live when other people sit at the table, no clock against bots only.",
-    "live": "Live: a chess clock: 10 minutes each, plus 30 seconds for every decision "
-    "(at most 15 minutes banked). Yours runs only while the table waits for you.",
     "daily": "Daily: 24 hours for each decision; time you do not use is kept, up to 3 days.",
     "none": "No clock: nobody is hurried, and no seat goes to a stand-in for being slow.",
 }
 #: what the new-game form offers, in order (older games keep "24h" and "72h")
 PACE_CHOICES = (AUTO_PACE, *clocks.PRESETS)
+
+
+def pace_label(pace: str) -> str:
+    """A pace in a few words, as the lobby lists games (the live bank as configured,
+    app/services/clocks.py ``configure``)."""
+    tc = clocks.PACES["live"]
+    if pace == "live" and tc is not None:
+        bank = f"{tc.start // 60} min" if tc.start % 60 == 0 else f"{tc.start} s"
+        return f"live ({bank} + {tc.increment} s a decision)"
+    return PACE_LABELS.get(pace, pace)
+
+
+def pace_help(pace: str) -> str:
+    """What a pace means, one line, as the new-game form says it."""
+    tc = clocks.PACES["live"]
+    if pace == "live" and tc is not None:
+        return (
+            f"Live: a chess clock: {clocks.span_words(tc.start)} each, plus "
+            f"{clocks.span_words(tc.increment)} for every decision (at most "
+            f"{clocks.span_words(tc.cap)} banked). Yours runs only while the table waits for you."
+        )
+    return PACE_HELP[pace]
+
+
 MAX_SEATS = 6
 
 
@@ -476,7 +497,7 @@ def game_summary(game: Game, user_id: int | None = None) -> dict[str, Any]:
         "id": game.id,
         "scenario": game.scenario,
         "scenario_name": s.get("name", game.scenario),
-        "pace_label": PACE_LABELS.get(game.pace, game.pace),
+        "pace_label": pace_label(game.pace),
         "status": game.status,
         "public": game.public,
         "pace": game.pace,

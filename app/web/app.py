@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
 from app.realtime.ws import router as realtime_router
-from app.services import accounts, deadlines, notifications
+from app.services import accounts, clocks, deadlines, notifications
 from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import gc_tuning, ratelimit
@@ -257,6 +257,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "games": settings.rate_games,
         }
     )
+    clocks.configure(settings.pace_live)
     app.state.engine = make_engine(settings.database_url, **settings.pool_options)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)

@@ -174,8 +174,25 @@ def people_game_none(factory: sessionmaker[Session]) -> int:
 def test_paces_and_their_words() -> None:
     assert set(clocks.PRESETS) <= set(lobby.PACES) and lobby.PACE_CHOICES[0] == "auto"
     for key in lobby.PACE_CHOICES:
-        assert lobby.PACE_LABELS[key] and lobby.PACE_HELP[key]
+        assert lobby.pace_label(key) and lobby.pace_help(key)
+    assert lobby.pace_label("live") == "live (10 min + 30 s a decision)"
+    assert "10 minutes each, plus 30 seconds for every decision" in lobby.pace_help("live")
     daily = clocks.PACES["daily"]
     assert daily is not None and daily.increment == 24 * 3600 and daily.cap == 3 * 24 * 3600
     assert clocks.words(520) == "8:40" and clocks.words(3 * 3600) == "3 h"
     assert clocks.words(50 * 3600) == "2 days 2 h"
+
+
+def test_a_short_live_bank_from_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PACE_LIVE=45+5 (a demo, the friends' browser test): 45 s each, 5 s a decision, at
+    most 67 s banked; the form and the lobby say so. A malformed value is refused."""
+    monkeypatch.setitem(clocks.PACES, "live", clocks.PACES["live"])  # restored after
+    clocks.configure("45+5")
+    assert clocks.PACES["live"] == clocks.TimeControl(45, 5, 67, 300, 2)
+    assert lobby.pace_label("live") == "live (45 s + 5 s a decision)"
+    assert "45 seconds each, plus 5 seconds for every decision" in lobby.pace_help("live")
+    for bad in ("45", "a+b", "0+5", "45+-1"):
+        with pytest.raises(ValueError, match="PACE_LIVE"):
+            clocks.configure(bad)
+    clocks.configure(None)
+    assert clocks.PACES["live"] == clocks.TimeControl(45, 5, 67, 300, 2), "None changes nothing"

@@ -386,7 +386,7 @@ def new_game_context() -> dict[str, Any]:
         "bot_levels": lobby.bot_levels(),
         "bot_level_info": lobby.bot_level_info(),
         "bot_labels": lobby.bot_labels(),
-        "paces": {k: lobby.PACE_HELP[k] for k in lobby.PACE_CHOICES},
+        "paces": {k: lobby.pace_help(k) for k in lobby.PACE_CHOICES},
         "default_scenario": lobby.default_scenario_id(),
         "max_seats": lobby.MAX_SEATS,
     }
