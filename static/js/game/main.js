@@ -279,8 +279,8 @@ class GamePage {
     if (payload.events) this.chronicle.add(payload.events);
     else if (payload.view?.log) this.chronicle.add(payload.view.log);
     const view = payload.view || {};
-    this.$("decide-h").textContent = payload.seat === null || payload.seat === undefined || this.meta.replay
-      ? "At the table" : "Your decision";
+    this.$("decide-h").textContent = view.over ? "The result"
+      : payload.seat === null || payload.seat === undefined || this.meta.replay ? "At the table" : "Your decision";
     document.body.dataset.version = String(payload.version ?? "");
     document.body.dataset.phase = view.phase || "";
     renderStatus(this.$("status"), payload, this.ctx);
