@@ -86,12 +86,19 @@ def size(
     target = need + (1.0 - grand.pol.mood.greed) * surplus
     shift = (target - theirs) / TALENT_VALUE  # talents we give (<0: we ask)
     get_lim = int(((tpl.get("get") or {}).get("talents")) or 0)
+    # Talents now, never tribute: a promise of tribute the treasury cannot keep at an
+    # upkeep is a breach (20.12), and the bot cannot see its future income. Talents
+    # asked are given up before talents are given, and the other way round.
     if shift > 0:
-        # Talents now, never tribute: a promise of tribute the treasury cannot keep
-        # at an upkeep is a breach (20.12), and the bot cannot see its future income.
-        give["talents"] += math.ceil(shift)
+        add = math.ceil(shift)
+        cut = min(get["talents"], add)
+        get["talents"] -= cut
+        give["talents"] += add - cut
     elif shift < 0:
-        get["talents"] += max(0, min(math.floor(-shift), get_lim - get["talents"]))
+        ask = math.floor(-shift)
+        cut = min(give["talents"], ask)
+        give["talents"] -= cut
+        get["talents"] += max(0, min(ask - cut, get_lim - get["talents"]))
     if not fits(tpl, give, get, terms):
         return None
     mine = grand.worth(give, get, terms, turns, other)
