@@ -76,6 +76,15 @@ def address_key(host: str) -> str:
     return str(address)
 
 
+def in_words(seconds: int) -> str:
+    """A wait as a person reads it: "40 s", "17 minutes", "5 hours" (rounded up)."""
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 2 * 3600:
+        return f"{math.ceil(seconds / 60)} minutes"
+    return f"{math.ceil(seconds / 3600)} hours"
+
+
 class RateLimited(Throttled):
     """429 with the seconds to wait (sent as the Retry-After header too)."""
 
@@ -83,7 +92,7 @@ class RateLimited(Throttled):
 
     def __init__(self, what: str, retry_after: int) -> None:
         super().__init__(
-            f"Too many {WHAT.get(what, what)}; try again in {retry_after} s.",
+            f"Too many {WHAT.get(what, what)}; try again in {in_words(retry_after)}.",
             retry_after=retry_after,
         )
         self.retry_after = retry_after

@@ -58,6 +58,10 @@ def test_the_defaults_fit_a_household() -> None:
     assert ratelimit.address_key("2001:db8:1:2:bbbb::9") == "2001:db8:1:2::/64"
     assert ratelimit.address_key("::ffff:198.51.100.7") == "198.51.100.7"
     assert ratelimit.address_key("198.51.100.7") == "198.51.100.7"
+    assert ratelimit.RateLimited("games", 3599).message == (
+        "Too many new games; try again in 60 minutes."
+    )
+    assert ratelimit.in_words(45) == "45 s" and ratelimit.in_words(86000) == "24 hours"
 
 
 def test_a_household_signs_up_behind_one_address(db_url: str, start_server: Any) -> None:
