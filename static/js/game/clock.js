@@ -64,7 +64,7 @@ export class Clock {
     this.banner.hidden = !show;
     if (!show) { delete this.banner.dataset.shown; return; }
     const text = ms > 0
-      ? `Only ${left(ms)} left on your clock. When it runs out, your standing orders and a stand-in bot play your seat at once, so the table goes on; any move of yours, or "I'm back", takes it back.`
+      ? `Only ${left(ms)} left to decide. When your clock runs out, your standing orders answer first and a bot plays your seat at once, so the table goes on; any move of yours, or "I'm back", takes it back.`
       : "Your time is up: your standing orders and a stand-in play your seat now.";
     if (this.banner.dataset.text !== text) {
       this.banner.dataset.text = text;

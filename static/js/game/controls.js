@@ -1,5 +1,5 @@
 // The page's seat controls beside the decisions: Undo, the stand-in banner ("A bot is
-// playing for you — Take my seat back"), the standing-orders link, and once the game is
+// playing for you — I'm back"), the standing-orders link, and once the game is
 // over: Rematch and the game record.
 //
 // Nothing here decides what the rules allow. Whether an undo may be taken is the server's
