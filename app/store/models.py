@@ -156,8 +156,9 @@ class Seat(Base):
     """Seat `index` of a game: a person (`user_id`) or a bot (`bot_level`), or empty.
 
     `power` is the power chosen in the lobby (None = drawn at random at the start);
-    `standin` is the bot level playing for an absent person after repeated missed
-    deadlines, until they take the seat back.
+    `standin` is the bot level playing for an absent person (her time ran out, she
+    said she is away, or the table voted: app/services/standins.py), until she takes
+    the seat back; `missed` counts the times her time ran out.
     """
 
     __tablename__ = "seats"
