@@ -546,6 +546,8 @@ LOG_RESULT = {
     "-1B": "their own base area loses a social level",
     "-1T+G": "the target loses a social level and they take plunder",
     "G": "they carry off gold",
+    "A": "the area adopts their language",
+    "I": "intelligence: they see the rival's holding cards (his hand) and treasury",
     "none": "nothing happens",
 }
 
@@ -581,7 +583,12 @@ def resolve(
     final = total + counter
     code = result_for(kind, final)
     areas = state["areas"]
-    aname = g.areas[target]["name"] if target in g.areas else target
+    if target in g.areas:
+        aname = g.areas[target]["name"]
+    elif (rival := seat_of_power(state, target)) is not None:
+        aname = name(state, rival)  # a spy or a plot aims at a ruler, not an area
+    else:
+        aname = target
     emit(
         state,
         events,

@@ -137,6 +137,19 @@ def test_8_10_spying_is_reported_to_the_spy_only():
     assert report and report[0]["to"] == [KUSHAN] and "A Hidden Treasury" in report[0]["text"]
 
 
+def test_8_10_the_public_line_names_the_spied_ruler_in_the_third_person():
+    """The chronicle is read by every seat: it named the rival by its id ("spy against
+    han") and told everyone the hand was "revealed to you"."""
+    s = turn_of(game(), KUSHAN, hand="intrigue")
+    counters(s, 0)
+    _, ev = endeavour(s, KUSHAN, "spy", "bactria", "han")
+    line = next(e for e in ev if e["kind"] == "endeavour")
+    assert line["text"].startswith("Kushan's spy against Han: rating ")
+    assert line["text"].endswith(
+        "Result: intelligence: they see the rival's holding cards (his hand) and treasury."
+    )
+
+
 def test_8_7_an_exposed_plot_costs_influence():
     s = turn_of(game(), KUSHAN, hand="intrigue")
     s["players"][KUSHAN]["emperor"]["statures"]["intrigue"] = 0
