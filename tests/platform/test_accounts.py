@@ -206,6 +206,17 @@ def test_form_signup_login_logout_with_csrf(live_server: Any) -> None:
         assert http.get("/api/me").json()["user"]["username"] == username
 
 
+def test_an_invite_survives_the_header_sign_up_button(live_server: Any) -> None:
+    """An invite link sends a visitor to /login?next=/join/...; the header's "Sign up"
+    and "Log in" buttons there keep that way on, as the page's own link does."""
+    with httpx.Client(base_url=live_server.url) as http:
+        page = http.get("/login", params={"next": "/join/abc"}).text
+        assert page.count('href="/signup?next=/join/abc"') == 2  # the header's and the page's
+        page = http.get("/signup", params={"next": "/join/abc"}).text
+        assert 'href="/login?next=/join/abc"' in page
+        assert 'href="/signup"' in http.get("/").text  # elsewhere, a plain sign-up
+
+
 def test_form_signup_taken_name_message(live_server: Any, new_player: Any) -> None:
     taken = new_player(live_server).username
     with httpx.Client(base_url=live_server.url) as http:
