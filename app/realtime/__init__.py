@@ -2,7 +2,9 @@
 
 ``publish(game_id, version)`` is the one hook the rest of the app calls: the owner of
 a transaction that changed a game calls it *after commit*. It is thread-safe, never
-blocks, and is a no-op when no realtime runtime is running (CLI, unit tests).
+blocks, and is a no-op when no realtime runtime is running (CLI, unit tests). It lives
+in the services (``app/services/publisher.py``), which never import this package: the
+runtime installs itself there while it runs.
 
 ``realtime_lifespan(app)`` starts and stops the runtime inside the web app's lifespan:
 the hub on this event loop, the bot worker (``bots.py``), and on PostgreSQL the LISTEN
@@ -23,6 +25,10 @@ from typing import Any
 
 from app.config import Settings, get_settings
 from app.realtime.hub import Hub
+from app.services import logins, publisher
+from app.services.publisher import origin, publish
+
+__all__ = ["Runtime", "origin", "publish", "realtime_lifespan", "runtime"]
 
 log = logging.getLogger("app.realtime")
 
@@ -65,26 +71,6 @@ def runtime() -> Runtime | None:
     return _runtime
 
 
-def origin() -> str:
-    """What this process's NOTIFY payloads are signed with ("" when nothing listens)."""
-    rt = _runtime
-    return rt.origin if rt is not None else ""
-
-
-def publish(game_id: int, version: int, notified: bool = False) -> None:
-    """Game `game_id` was committed at `version`: push it to every socket that watches it.
-
-    Call after commit (so a reader in any process sees the change); safe from any thread.
-    `notified`: the commit itself sent the NOTIFY (``play.ActionResult.notified``)."""
-    rt = _runtime
-    if rt is None:
-        return
-    try:
-        rt.publish(int(game_id), int(version), notified)
-    except Exception:  # realtime must never break the request that changed the game
-        log.exception("realtime publish failed for game %s", game_id)
-
-
 @asynccontextmanager
 async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
     """Run the realtime runtime for the duration of the block (the app's lifespan).
@@ -116,8 +102,6 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn, origin=rt.origin)
         rt.publisher.start()
-        from app.services import logins
-
         logins.on_logout.append(rt.publisher.publish_logout)
     from app.realtime.bots import BotWorker
 
@@ -128,6 +112,7 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         sweep_s=settings.bot_sweep_s,
     )
     previous, _runtime = _runtime, rt
+    previous_publisher = publisher.install(rt)
     if state is not None:
         state.realtime = rt
     await rt.bots.start()
@@ -136,11 +121,10 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
     finally:
         await rt.bots.stop()
         _runtime = previous
+        publisher.install(previous_publisher)
         if rt.listener is not None:
             await rt.listener.stop()
         if rt.publisher is not None:
-            from app.services import logins
-
             with contextlib.suppress(ValueError):
                 logins.on_logout.remove(rt.publisher.publish_logout)
             await asyncio.to_thread(rt.publisher.stop)

@@ -29,33 +29,27 @@ from typing import Any
 import psycopg
 from sqlalchemy.engine import make_url
 
+from app.services import logins
+from app.services.publisher import CHANNEL, LOGINS, decode_payload, encode_payload
+
 log = logging.getLogger("app.realtime.pg")
 
-CHANNEL = "ig_games"
-#: the payload telling every process to drop its cached session lookups (a log-out)
-LOGINS = "logins"
+# The NOTIFY's channel and payloads are the services' (the held write sends one).
+__all__ = [
+    "CHANNEL",
+    "LOGINS",
+    "PgListener",
+    "PgPublisher",
+    "decode_payload",
+    "encode_payload",
+    "libpq_dsn",
+]
 
 
 def libpq_dsn(database_url: str) -> str:
     """SQLAlchemy URL (``postgresql+psycopg://…``) -> a libpq connection string."""
     url = make_url(database_url).set(drivername="postgresql")
     return url.render_as_string(hide_password=False)
-
-
-def encode_payload(game_id: int, version: int, origin: str = "") -> str:
-    """``game:version``, and ``:origin`` (the sending process) when it has one."""
-    head = f"{int(game_id)}:{int(version)}"
-    return f"{head}:{origin}" if origin else head
-
-
-def decode_payload(payload: str) -> tuple[int, int, str] | None:
-    """(game, version, origin: "" when none is named), or None for anything else."""
-    try:
-        game, _, rest = payload.partition(":")
-        version, _, origin = rest.partition(":")
-        return int(game), int(version), origin
-    except ValueError:
-        return None
 
 
 class PgListener:
@@ -114,8 +108,6 @@ class PgListener:
 
     def _dispatch(self, payload: str) -> None:
         if payload == LOGINS:
-            from app.services import logins
-
             logins.clear()
             return
         parsed = decode_payload(payload)

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from app.config import Settings
 from app.engine.errors import EngineError
-from app.services import gamelog, lobby, records
+from app.services import gamelog, lobby, publisher, records
 from app.services.errors import ServiceError
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -100,9 +100,7 @@ def _abort(db: Any, args: argparse.Namespace) -> int:
     game.next_deadline = None
     game.version += 1
     db.commit()
-    from app import realtime
-
-    realtime.publish(game.id, game.version)
+    publisher.publish(game.id, game.version)
     print(f"game {game.id} aborted (version {game.version})")
     return 0
 

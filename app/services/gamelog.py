@@ -39,7 +39,9 @@ import orjson
 from sqlalchemy import Table, bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
+from app.services import publisher
 from app.services.errors import Conflict, NotFound
+from app.services.publisher import CHANNEL, encode_payload
 from app.store import blocking
 from app.store.db import SQLITE_BUSY_TIMEOUT_MS
 from app.store.models import Action, Event, Game, Seat, Snapshot, User
@@ -936,9 +938,6 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
     """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
     from psycopg.types.json import Jsonb
 
-    from app import realtime
-    from app.realtime.pg import CHANNEL, encode_payload
-
     return {
         "id": game.id,
         "expected": expected,
@@ -956,7 +955,7 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
         "actions": Jsonb(appends.actions, _json_bytes),
         "events": Jsonb(appends.events, _json_bytes),
         "channel": CHANNEL,
-        "payload": encode_payload(game.id, game.version, realtime.origin()),
+        "payload": encode_payload(game.id, game.version, publisher.origin()),
     }
 
 

@@ -1,0 +1,80 @@
+"""How a committed change leaves the services: the publisher, injected at start-up.
+
+Services never import the realtime layer (it sits above them: docs/realtime.md).
+The web app's lifespan starts the realtime runtime, which ``install``s itself here;
+services and the layers above call ``publish(game_id, version)`` after a commit and
+read ``origin()`` for the NOTIFY a one-statement write sends itself. With nothing
+installed (the CLI, unit tests) both do nothing.
+
+The NOTIFY's wire format is here too, for the same reason: the held write
+(``gamelog.write_held``) sends it from inside its statement, and the realtime
+listener (``app/realtime/pg.py``) reads it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+log = logging.getLogger("app.realtime")
+
+#: the PostgreSQL channel every process LISTENs on
+CHANNEL = "ig_games"
+#: the payload telling every process to drop its cached session lookups (a log-out)
+LOGINS = "logins"
+
+
+class Publisher(Protocol):
+    """What the realtime runtime gives the services (``app.realtime.Runtime``)."""
+
+    #: names this process in its NOTIFY payloads ("" when nothing listens)
+    origin: str
+
+    def publish(self, game_id: int, version: int, notified: bool = False) -> None: ...
+
+
+_publisher: Publisher | None = None
+
+
+def install(publisher: Publisher | None) -> Publisher | None:
+    """Make `publisher` the one changes go to (None: none); returns the one before."""
+    global _publisher
+    previous, _publisher = _publisher, publisher
+    return previous
+
+
+def publish(game_id: int, version: int, notified: bool = False) -> None:
+    """Game `game_id` was committed at `version`: push it to every socket that watches it.
+
+    Call after commit (so a reader in any process sees the change); safe from any thread,
+    never blocks, never raises. `notified`: the commit itself sent the NOTIFY
+    (``play.ActionResult.notified``)."""
+    current = _publisher
+    if current is None:
+        return
+    try:
+        current.publish(int(game_id), int(version), notified)
+    except Exception:  # publishing must never break the request that changed the game
+        log.exception("realtime publish failed for game %s", game_id)
+
+
+def origin() -> str:
+    """What this process's NOTIFY payloads are signed with ("" when nothing listens)."""
+    current = _publisher
+    return current.origin if current is not None else ""
+
+
+def encode_payload(game_id: int, version: int, origin: str = "") -> str:
+    """``game:version``, and ``:origin`` (the sending process) when it has one."""
+    head = f"{int(game_id)}:{int(version)}"
+    return f"{head}:{origin}" if origin else head
+
+
+def decode_payload(payload: str) -> tuple[int, int, str] | None:
+    """(game, version, origin: "" when none is named), or None for anything else."""
+    try:
+        game, _, rest = payload.partition(":")
+        version, _, origin = rest.partition(":")
+        return int(game), int(version), origin
+    except ValueError:
+        return None
