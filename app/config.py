@@ -89,7 +89,7 @@ class Settings(BaseSettings):
     #: answer the view and an action, the requests of every move, in app/web/fastlane.py
     #: (off: every request goes through FastAPI's routes; benchmarks compare both)
     fast_lane: bool = True
-    # Rate limits, "hits/seconds" (defaults in app/web/ratelimit.py): sign-ups and
+    # Rate limits, "hits/seconds" (defaults in app/services/ratelimit.py): sign-ups and
     # password-reset requests per address, chat lines, actions and new games per user.
     rate_signup: str | None = None
     rate_chat: str | None = None

@@ -226,7 +226,7 @@ def db(migrated_url: str) -> Iterator[Any]:
 
 
 #: Test servers sign up many players from one address and play whole games fast:
-#: the production rate limits (app/web/ratelimit.py) are lifted unless a test sets
+#: the production rate limits (app/services/ratelimit.py) are lifted unless a test sets
 #: its own (tests/platform/test_security.py does).
 RELAXED_LIMITS = {
     "RATE_SIGNUP": "100000/60",

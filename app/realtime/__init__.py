@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings, get_settings
+from app.realtime.bots import BotWorker
 from app.realtime.hub import Hub
+from app.realtime.source import ServiceSource
 from app.services import logins, publisher
 from app.services.publisher import origin, publish
+from app.store.db import make_engine, make_sessionmaker
 
 __all__ = ["Runtime", "origin", "publish", "realtime_lifespan", "runtime"]
 
@@ -77,14 +80,10 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
 
     Uses the app's settings and session factory (``app.state``) when it has them."""
     global _runtime
-    from app.realtime.source import ServiceSource
-
     state = getattr(app, "state", None)
     settings: Settings = getattr(state, "settings", None) or get_settings()
     factory = getattr(state, "sessionmaker", None)
     if factory is None:
-        from app.store.db import make_engine, make_sessionmaker
-
         factory = make_sessionmaker(make_engine(settings.database_url, **settings.pool_options))
     source = ServiceSource(factory)
     loop = asyncio.get_running_loop()
@@ -103,8 +102,6 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         rt.publisher = PgPublisher(dsn, origin=rt.origin)
         rt.publisher.start()
         logins.on_logout.append(rt.publisher.publish_logout)
-    from app.realtime.bots import BotWorker
-
     rt.bots = BotWorker(
         factory,
         publish,

@@ -35,6 +35,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from app import engine
+from app.services import gamelog, play
+from app.services.errors import StaleVersion
+from app.store.models import Game
+
 log = logging.getLogger("app.realtime.bots")
 
 #: attempts at a bot's choice before the prompt's default answers for it
@@ -110,8 +115,6 @@ class BotWorker:
             await asyncio.sleep(self.sweep_s)
 
     def _due_games(self) -> list[int]:
-        from app.store.models import Game
-
         with self.factory() as db:
             query = select(Game.id).where(Game.server_turn.is_(True), Game.status == "active")
             return list(db.scalars(query))
@@ -140,10 +143,6 @@ class BotWorker:
     def step(self, game_id: int) -> bool:
         """Answer the first bot prompt of `game_id`, if any; True if a move was made
         (or lost a race and should be looked at again)."""
-        from app.services import gamelog, play
-        from app.services.errors import StaleVersion
-        from app.store.models import Game
-
         with self.factory() as db:
             row, state = gamelog.read_current(db, game_id)
             if row.status != "active" or state is None:
@@ -176,9 +175,6 @@ class BotWorker:
     def choose(self, game: Any, state: dict[str, Any], seat: Any) -> dict[str, Any]:
         """The bot's choice, thought in the think pool: restarted once if it raises;
         the prompt's default if it fails again or thinks too long."""
-        from app import engine
-        from app.services import play
-
         for attempt in range(THINK_ATTEMPTS):
             future = self._think.submit(play.bot_action, game, state, seat)
             try:

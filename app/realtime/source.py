@@ -26,18 +26,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
+from app.services import chat, gamelog, lobby, logins, play, publisher
+from app.services.errors import ServiceError
+from app.services.inputs import ActionBody
 from app.store import blocking
+from app.store.models import ChatMessage, Event
 
 log = logging.getLogger("app.realtime.source")
 
 #: chat lines sent at most per reload (the page reads older ones over HTTP)
 CHAT_BATCH = 200
-
-
-def session_cookie_name() -> str:
-    from app.web.deps import SESSION_COOKIE
-
-    return SESSION_COOKIE
 
 
 @dataclass
@@ -65,8 +63,6 @@ class ServiceSource:
     def frame(self, game_id: int) -> Any:
         """This process's newest committed change of `game_id` (``gamelog.Frame`` and the
         recent events), or None: what the hub pushes from without a reload."""
-        from app.services import gamelog
-
         if self._db_key is None:
             return None
         return gamelog.frames.get(self._db_key, game_id)
@@ -85,9 +81,6 @@ class ServiceSource:
     # -- access ----------------------------------------------------------------------
     def open_access(self, game_id: int, token: str | None) -> Access:
         """Who is on the other end, and may they watch `game_id`? (before accept)"""
-        from app.services import lobby, logins
-        from app.services.errors import ServiceError
-
         with self.session() as db:
             login = logins.session_for_token(db, token)
             user_id = login.user_id if login is not None else None
@@ -102,9 +95,6 @@ class ServiceSource:
 
     # -- the hub's reload -------------------------------------------------------------
     def load(self, game_id: int, wants: list[Want], chat_after: int | None) -> GameLoad:
-        from app.services import chat, gamelog
-        from app.services.errors import ServiceError
-
         with self.session() as db:
             users = sorted({w.user_id for w in wants}, key=str)
             try:
@@ -166,15 +156,11 @@ class ServiceSource:
 
     @staticmethod
     def _events_after(db: Session, game_id: int, after: int, upto: int) -> list[Any]:
-        from app.store.models import Event
-
         query = select(Event).where(Event.game_id == game_id, Event.seq > after, Event.seq <= upto)
         return list(db.scalars(query.order_by(Event.seq)).all())
 
     @staticmethod
     def _last_chat_id(db: Session, game_id: int) -> int:
-        from app.store.models import ChatMessage
-
         query = select(func.max(ChatMessage.id)).where(ChatMessage.game_id == game_id)
         return int(db.scalar(query) or 0)
 
@@ -182,8 +168,6 @@ class ServiceSource:
         self, db: Session, game_id: int, user_ids: list[int | None]
     ) -> dict[int | None, dict[str, Any] | tuple[int, str]]:
         """``play.seat_payload`` for several users, reading the game and its state once."""
-        from app.services import gamelog, lobby, play
-
         game = lobby.get_game(db, game_id)
         state = gamelog.load_state(game) if game.state is not None else None
         prompts = play.prompts_with_deadlines(game, state) if state is not None else []
@@ -208,11 +192,6 @@ class ServiceSource:
 
         The session cookie the socket opened with is checked again (as every HTTP request
         would be): after a log-out, the socket can still watch but no longer act."""
-        from app import realtime
-        from app.services import logins, play
-        from app.services.errors import ServiceError
-        from app.web.schemas import ActionBody
-
         try:
             body = ActionBody.model_validate(message)
         except ValidationError as exc:
@@ -253,5 +232,5 @@ class ServiceSource:
         # A retry is published too: the first attempt may have committed and lost its
         # answer before it could publish (a connection lost mid-statement), and a version
         # already pushed costs the hub one look.
-        realtime.publish(game_id, result.version, result.notified)
+        publisher.publish(game_id, result.version, result.notified)
         return {"type": "ack", "version": result.version, "replayed": result.replayed}

@@ -33,7 +33,7 @@ Close codes: 1003 binary frame, 1009 frame over MAX_MESSAGE_BYTES (each after an
 ``error``), 1011 server error, 1012 server restarting, 4401 not logged in (private
 game), 4403 no access, 4404 no such game, 4408 heartbeat missed, 4429 too slow (send
 queue full), 1013 too many sockets (per user or per address, docs/api.md "Limits").
-Frames are parsed by app.web.limits.parse_json (the HTTP bounds).
+Frames are parsed by app.services.inputs.parse_json (the HTTP bounds).
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ from starlette.concurrency import run_in_threadpool
 from app import realtime
 from app.config import is_trusted, trusted_networks
 from app.realtime.hub import Connection, encode
-from app.realtime.source import session_cookie_name
+from app.services import ratelimit
+from app.services.inputs import MAX_DB_INT, BadJSON, parse_json
+from app.services.logins import SESSION_COOKIE
 from app.store import blocking
-from app.web import ratelimit
-from app.web.limits import MAX_DB_INT, BadJSON, parse_json
 
 log = logging.getLogger("app.realtime.ws")
 
@@ -116,7 +116,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
     if not _same_origin(websocket, rt.settings.base_url):
         await websocket.close(code=4403, reason="cross-site socket refused")
         return
-    token = websocket.cookies.get(session_cookie_name())
+    token = websocket.cookies.get(SESSION_COOKIE)
     access = await run_in_threadpool(rt.source.open_access, game_id, token)
     if access.error is not None:
         # Before accept(): the handshake is answered with HTTP 403.

@@ -29,6 +29,8 @@ from app.services import accounts
 from app.store.models import User, UserSession
 from app.store.types import utcnow
 
+#: the cookie that carries a session's token (HTTP requests and sockets alike)
+SESSION_COOKIE = "ig_session"
 #: seconds an entry lives at most (bounds what another process's change can leave)
 TTL_S = 10.0
 MAX_ENTRIES = 10_000

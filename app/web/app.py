@@ -29,14 +29,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
 from app.realtime.ws import router as realtime_router
-from app.services import accounts, clocks, deadlines, notifications
+from app.services import accounts, clocks, deadlines, notifications, ratelimit
 from app.services.errors import ServiceError
+from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
-from app.web import gc_tuning, ratelimit
+from app.web import gc_tuning
 from app.web.deps import publish
 from app.web.fastlane import PlayFastLane
 from app.web.limits import BodyLimits
-from app.web.ratelimit import retry_after
 from app.web.routes import api, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
 

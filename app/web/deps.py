@@ -18,15 +18,14 @@ from fastapi.concurrency import run_in_threadpool
 from sqlalchemy.orm import Session
 
 from app.config import Settings
-from app.services import logins
+from app.services import logins, ratelimit
 from app.services.errors import Forbidden, Unauthorized
+from app.services.logins import SESSION_COOKIE
 from app.store import blocking
 from app.store.models import User, UserSession
-from app.web import ratelimit
 
 log = logging.getLogger(__name__)
 
-SESSION_COOKIE = "ig_session"
 #: double-submit CSRF cookie for forms sent before logging in (sign up, log in)
 ANON_CSRF_COOKIE = "ig_csrf"
 CSRF_HEADER = "X-CSRF-Token"

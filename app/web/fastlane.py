@@ -30,15 +30,14 @@ from sqlalchemy.orm import Session
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from app.services import logins
+from app.services import logins, ratelimit
 from app.services.errors import ServiceError
+from app.services.inputs import ActionBody
+from app.services.ratelimit import retry_after
 from app.store import blocking
-from app.web import ratelimit
 from app.web.deps import CSRF_HEADER, SESSION_COOKIE, end_session, publish, same_token
 from app.web.limits import MAX_DB_INT, is_json, replaying, send_json
-from app.web.ratelimit import retry_after
 from app.web.routes.play_api import commit_action, read_view
-from app.web.schemas import ActionBody
 
 _VIEW = re.compile(r"/api/games/([1-9][0-9]{0,18})/view")
 _ACT = re.compile(r"/api/games/([1-9][0-9]{0,18})/actions")

@@ -16,7 +16,7 @@ hundred such sockets from one address hold the process's file descriptors and me
   from one peer address; one more is answered 429 (``too_many_connections``) and
   closed. The trusted proxies (``TRUSTED_PROXIES``) are not capped: behind one, every
   client's connection comes from its address (the per-client limits then key on the
-  ``X-Forwarded-For`` address it vouches for, see ``app/web/ratelimit.py``).
+  ``X-Forwarded-For`` address it vouches for, see ``app/services/ratelimit.py``).
 
 Idle keep-alive connections are closed after ``HTTP_KEEPALIVE_S`` by uvicorn itself.
 The class is named to uvicorn by ``imperial-glory serve`` (``app/web/serve.py``).

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.web.limits import MAX_DB_INT
+from app.services.inputs import MAX_DB_INT
 
 #: the engine's bounds on a game's options (app/engine/setup.py new_game)
 MAX_ROUNDS = 8
@@ -131,23 +131,6 @@ class JoinBody(BaseModel):
 
 class BotBody(BaseModel):
     bot_level: str | None = Field(default=None, max_length=32, examples=["heuristic"])
-
-
-class ActionModel(BaseModel):
-    """An engine action: ``{"type": ..., ...}`` exactly as ``legal_actions`` lists it."""
-
-    model_config = ConfigDict(extra="allow")
-    type: str = Field(min_length=1, max_length=64)
-
-
-class ActionBody(BaseModel):
-    action: ActionModel
-    expected_version: int = Field(
-        ge=0, le=MAX_DB_INT, description="the `version` your view was built on"
-    )
-    idempotency_key: str = Field(
-        min_length=1, max_length=128, description="unique per attempt; retry with the same key"
-    )
 
 
 class ChatBody(BaseModel):

@@ -25,7 +25,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from app.web import ratelimit
+from app.services import ratelimit
 
 PASSWORD = "correct horse 1"
 #: the production limits (the test servers lift them unless told otherwise)

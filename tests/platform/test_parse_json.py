@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.web.limits import MAX_JSON_DEPTH, BadJSON, _parse_checked, parse_json
+from app.services.inputs import MAX_JSON_DEPTH, BadJSON, _parse_checked, parse_json
 
 EDGES = [
     "{}",

@@ -328,14 +328,13 @@ def test_a_retried_socket_action_is_published_again(
     its first attempt may have committed and lost its answer (a connection lost
     mid-statement) before anything was pushed, and the hub looks at a version it already
     pushed only once more."""
-    from app import realtime
-    from app.services import logins
+    from app.services import logins, publisher
 
     gid, users = two_person_game(factory)
     monkeypatch.setattr(logins, "user_id_for_token", lambda _db, token: int(token))
     published: list[int] = []
     monkeypatch.setattr(
-        realtime, "publish", lambda _g, version, _n=False: published.append(version)
+        publisher, "publish", lambda _g, version, _n=False: published.append(version)
     )
     with factory() as db:
         row, state = gamelog.read_current(db, gid)

@@ -14,10 +14,9 @@ from fastapi import APIRouter, Request, Response
 
 from app.content.validate import MAIN_SCENARIO
 from app.engine.rules import ROUNDS_PER_TURN
-from app.services import accounts, lobby
+from app.services import accounts, lobby, ratelimit
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
-from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,

@@ -15,10 +15,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.services import accounts, gamelog, lobby, play, ratings, tutorial
+from app.services import accounts, gamelog, lobby, play, ratelimit, ratings, tutorial
 from app.services.errors import Forbidden, ServiceError
+from app.services.ratelimit import retry_after
 from app.store.models import Game, User, UserSession
-from app.web import ratelimit
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
@@ -30,7 +30,6 @@ from app.web.deps import (
     publish,
 )
 from app.web.limits import GameId, InviteCode, SeatIndex
-from app.web.ratelimit import retry_after
 from app.web.routes.api import RESET_SENT, send_reset_mail, set_session_cookie
 from app.web.templating import redirect, render
 

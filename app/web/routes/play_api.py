@@ -15,16 +15,24 @@ from fastapi import APIRouter, Query, Response
 from pydantic import ValidationError
 from sqlalchemy.orm import Session
 
-from app.services import absence, chat, gamelog, lobby, play, records, replays, tablevotes
+from app.services import (
+    absence,
+    chat,
+    gamelog,
+    lobby,
+    play,
+    ratelimit,
+    records,
+    replays,
+    tablevotes,
+)
 from app.services.errors import Invalid
+from app.services.inputs import ActionBody, ActionModel
 from app.store import blocking
-from app.web import ratelimit
 from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser, publish
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, parse_json, seq_query
 from app.web.schemas import (
     ERROR_RESPONSES,
-    ActionBody,
-    ActionModel,
     ChatBody,
     OrdersBody,
     UndoBody,
