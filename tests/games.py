@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import accounts, clocks, gamelog, lobby
+from app.services import accounts, clocks, gamelog, lobby, starting
 from app.store.models import Game, User
 from app.store.types import utcnow
 
@@ -21,7 +21,7 @@ def _started(
     seats = [lobby.SeatSpec("human"), lobby.SeatSpec("human")]
     game = lobby.create_game(db, alice, "teaching", seats, host_power=host_power)
     lobby.join(db, game, bob, power=guest_power)
-    lobby.start(db, game, alice)
+    starting.start(db, game, alice)
     return game, alice, bob
 
 

@@ -1,4 +1,5 @@
-"""The lobby: create a game, invite, join / leave a seat, bots, start, lists."""
+"""The lobby: create a game, invite, join / leave a seat, bots, deal, lists (the start
+itself, which plays on from the first position, is ``starting.start``)."""
 
 from __future__ import annotations
 
@@ -420,10 +421,10 @@ def open_seat(db: Session, game: Game, user: User, index: int) -> Seat:
     return seat
 
 
-def start(db: Session, game: Game, user: User) -> Game:
-    """Deal the powers, seed the RNG and make the engine's first state."""
+def deal(db: Session, game: Game, user: User) -> dict[str, Any]:
+    """Deal the powers, seed the RNG and make and save the engine's first state: the
+    game is active. ``starting.start`` runs what follows (standing orders, deadlines)."""
     from app import engine
-    from app.services import play
 
     _lobby(game)
     _host(game, user)
@@ -452,8 +453,7 @@ def start(db: Session, game: Game, user: User) -> Game:
     gamelog.save_state(db, game, state, snapshot=True)
     touch(game)
     db.flush()
-    play.after_change(db, game, state, acted=set(), now=now)
-    return game
+    return state
 
 
 def rematch(db: Session, old: Game, user: User) -> Game:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.realtime.bots import drain
-from app.services import accounts, lobby, play, records
+from app.services import accounts, lobby, play, records, starting
 from app.services.admin_cli import main as admin
 from app.services.errors import Conflict
 from app.services.verify_cli import main as verify
@@ -27,7 +27,7 @@ def game_with_moves(migrated_url: str) -> int:
             game = lobby.create_game(
                 db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "random")]
             )
-            lobby.start(db, game, alice)
+            starting.start(db, game, alice)
             db.commit()
             for _ in range(4):
                 drain(factory, game.id)  # the bot worker's moves, here without a server

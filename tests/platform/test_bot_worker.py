@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import bots, engine
 from app.realtime.bots import BotWorker, drain
-from app.services import accounts, gamelog, lobby, play
+from app.services import accounts, gamelog, lobby, play, starting
 from app.services.errors import StaleVersion
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -33,7 +33,7 @@ def bot_game(factory: sessionmaker[Session], bots_: int = 1) -> tuple[int, int]:
         scenario = "teaching" if bots_ == 1 else "four_empires"
         seats = [lobby.SeatSpec("human")] + [lobby.SeatSpec("bot", "heuristic")] * bots_
         game = lobby.create_game(db, alice, scenario, seats)
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         return game.id, alice.id
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.realtime.bots import drain
-from app.services import accounts, deadlines, gamelog, lobby, play
+from app.services import accounts, deadlines, gamelog, lobby, play, starting
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
 
@@ -34,7 +34,7 @@ def started_game(
         game = lobby.create_game(db, alice, "teaching", seats, pace=pace)
         if any(s.user_id is None and not s.bot_level for s in game.seats):
             lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         return game.id
 

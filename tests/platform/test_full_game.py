@@ -14,7 +14,7 @@ from sqlalchemy import select
 from app import engine
 from app.bots.temperament import label, temperament_for
 from app.realtime.bots import drain
-from app.services import accounts, gamelog, lobby, play, records
+from app.services import accounts, gamelog, lobby, play, records, starting
 from app.services.verify_cli import main as verify
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game, User
@@ -30,7 +30,7 @@ def test_a_game_to_its_end(migrated_url: str, tmp_path: Path) -> None:
             game = lobby.create_game(
                 db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "random")]
             )
-            lobby.start(db, game, alice)
+            starting.start(db, game, alice)
             db.commit()
             gid, uid = game.id, alice.id
         drain(factory, gid)  # the bot worker's moves, here without a server

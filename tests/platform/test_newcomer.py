@@ -23,6 +23,7 @@ from app.services import (
     lobby,
     ratings,
     standins,
+    starting,
     tutorial,
 )
 from app.store.db import make_engine, make_sessionmaker
@@ -46,7 +47,7 @@ def test_a_game_against_bots_only_has_no_clock_by_default(
         solo = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot")], pace="auto"
         )
-        lobby.start(db, solo, alice)
+        starting.start(db, solo, alice)
         assert solo.pace == "none"
         # who owes a decision is still known (the lobby's "your move"), with no deadline
         assert set((solo.deadlines or {}).values()) <= {None} and solo.next_deadline is None
@@ -71,7 +72,7 @@ def test_missed_deadlines_and_the_stand_in_are_said_and_counted(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="live"
         )
         lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         gid = game.id
     with factory() as db:
@@ -117,7 +118,7 @@ def finished_game(db: Session, host: accounts.User, other: accounts.User, winner
         db, host, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="live"
     )
     lobby.join(db, game, other)
-    lobby.start(db, game, host)
+    starting.start(db, game, host)
     game.status = "finished"
     game.outcome = {"winner": winner, "ranking": [winner, 1 - winner], "scores": {}}
     db.flush()

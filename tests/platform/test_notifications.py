@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import accounts, lobby, notifications
+from app.services import accounts, lobby, notifications, starting
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Game, Notification
 
@@ -97,7 +97,7 @@ def start_game(factory: sessionmaker[Session], hook_url: str) -> int:
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="24h"
         )
         lobby.join(db, game, bob)
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         return game.id
 

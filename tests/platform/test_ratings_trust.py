@@ -11,7 +11,7 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import accounts, lobby, ratings, standins, tutorial
+from app.services import accounts, lobby, ratings, standins, starting, tutorial
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Game, PlayerStats, User
 
@@ -36,7 +36,7 @@ def two_people(db: Session, host: User, other: User) -> Game:
         db, host, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="live"
     )
     lobby.join(db, game, other)
-    lobby.start(db, game, host)
+    starting.start(db, game, host)
     return game
 
 
@@ -44,7 +44,7 @@ def against_bot(db: Session, host: User) -> Game:
     game = lobby.create_game(
         db, host, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "standard")]
     )
-    lobby.start(db, game, host)
+    starting.start(db, game, host)
     return game
 
 

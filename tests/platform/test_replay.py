@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import bots, engine
 from app.realtime.bots import drain
-from app.services import accounts, gamelog, lobby, play, replays
+from app.services import accounts, gamelog, lobby, play, replays, starting
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -40,7 +40,7 @@ def finished_game(
             [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "heuristic")],
             public=public,
         )
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         gid, uid = game.id, alice.id
     drain(factory, gid)  # the bot worker's moves, here without a server
@@ -116,7 +116,7 @@ def test_no_replay_before_the_end_and_none_outside_the_game(
         game = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "heuristic")]
         )
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         with pytest.raises(Conflict) as caught:
             replays.replay_step(db, game.id, alice.id, 0)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import accounts, gamelog, lobby, results
+from app.services import accounts, gamelog, lobby, results, starting
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Game
 from tests.conftest import migrate
@@ -38,7 +38,7 @@ def test_a_tie_on_standing_is_explained_by_the_areas(factory: sessionmaker[Sessi
         game = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "standard")]
         )
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         state = copy.deepcopy(gamelog.load_state(game, db))  # the cached one is shared
         free = next(a for a in state["areas"].values() if a["owner"] is None)
@@ -79,7 +79,7 @@ def test_the_result_waits_for_the_end(factory: sessionmaker[Session]) -> None:
         game = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "standard")]
         )
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         with pytest.raises(results.Conflict):
             results.result_for(db, game.id, alice.id)
@@ -97,7 +97,7 @@ def test_the_end_screen_of_a_finished_game(sqlite_url: str, start_server: Any) -
         game = lobby.create_game(
             db, alice, "teaching", [lobby.SeatSpec("human"), lobby.SeatSpec("bot", "random")]
         )
-        lobby.start(db, game, alice)
+        starting.start(db, game, alice)
         db.commit()
         gid, uid = game.id, alice.id
     play_to_the_end(factory, gid, uid)

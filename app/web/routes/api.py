@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request, Response
 
 from app.content.validate import MAIN_SCENARIO
 from app.engine.rules import ROUNDS_PER_TURN
-from app.services import accounts, lobby, ratelimit
+from app.services import accounts, lobby, ratelimit, starting
 from app.services.errors import Invalid
 from app.store.models import User, UserSession
 from app.web.deps import (
@@ -402,7 +402,7 @@ def seat_open(
 @router.post("/games/{game_id}/start", summary="Host: start (every seat filled)")
 def start(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
     game = play_lock(db, game_id)
-    lobby.start(db, game, user)
+    starting.start(db, game, user)
     return _lobby_change(db, game_id, user.id)
 
 

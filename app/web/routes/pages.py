@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.services import accounts, gamelog, lobby, play, ratelimit, ratings, tutorial
+from app.services import accounts, gamelog, lobby, play, ratelimit, ratings, starting, tutorial
 from app.services.errors import Forbidden, ServiceError
 from app.services.ratelimit import retry_after
 from app.store.models import Game, User, UserSession
@@ -438,7 +438,7 @@ def new_game_form(
         )
         if all(s.user_id is not None or s.bot_level for s in game.seats):
             # Only bots besides you: start at once.
-            lobby.start(db, game, login.user)
+            starting.start(db, game, login.user)
         db.commit()
     except ServiceError as exc:
         db.rollback()
@@ -645,7 +645,7 @@ def start_form(
     request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
     def change(game: Game, user: User) -> Any:
-        return lobby.start(db, game, user)
+        return starting.start(db, game, user)
 
     return _lobby_post(request, db, login, game_id, csrf_token, change, "The game begins.")
 
