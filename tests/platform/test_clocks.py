@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import absence, accounts, clocks, gamelog, lobby, play
+from app.services import absence, accounts, clocks, gamelog, lobby, play, starting
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game
@@ -36,7 +36,7 @@ def people_game(factory: sessionmaker[Session], pace: str = "live", n: int = 2) 
         game = lobby.create_game(db, host, "teaching", [lobby.SeatSpec("human")] * n, pace=pace)
         for i in range(1, n):
             lobby.join(db, game, accounts.signup(db, f"friend{i}", "correct horse 1"))
-        lobby.start(db, game, host)
+        starting.start(db, game, host)
         db.commit()
         return game.id
 
@@ -165,7 +165,7 @@ def people_game_none(factory: sessionmaker[Session]) -> int:
         guest = accounts.signup(db, "ike", "correct horse 1")
         game = lobby.create_game(db, host, "teaching", [lobby.SeatSpec("human")] * 2, pace="none")
         lobby.join(db, game, guest)
-        lobby.start(db, game, host)
+        starting.start(db, game, host)
         db.commit()
         assert set(game.deadlines.values()) == {None}
         return game.id

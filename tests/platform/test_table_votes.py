@@ -15,7 +15,17 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.realtime.bots import drain
-from app.services import absence, accounts, clocks, deadlines, gamelog, lobby, play, tablevotes
+from app.services import (
+    absence,
+    accounts,
+    clocks,
+    deadlines,
+    gamelog,
+    lobby,
+    play,
+    starting,
+    tablevotes,
+)
 from app.services.errors import Conflict, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game
@@ -35,7 +45,7 @@ def three_friends(factory: sessionmaker[Session]) -> tuple[int, dict[int, int]]:
         game = lobby.create_game(db, host, "four_empires", seats, pace="live")
         for name in ("bob", "carol"):
             lobby.join(db, game, accounts.signup(db, name, "correct horse 1"))
-        lobby.start(db, game, host)
+        starting.start(db, game, host)
         db.commit()
         return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
