@@ -115,6 +115,7 @@ def test_mechanisms_never_import_a_phase() -> None:
         "fate",
         "parleys",
         "endeavours",
+        "endeavour_results",
         "scoring",
     )
     for mechanism in mechanisms:
