@@ -26,7 +26,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
-from app.services import chat, gamelog, lobby, logins, play, publisher
+from app.services import chat, eventlog, gamelog, lobby, logins, play, publisher
 from app.services.errors import ServiceError
 from app.services.inputs import ActionBody
 from app.store import blocking
@@ -136,9 +136,9 @@ class ServiceSource:
                 rows = self._events_after(db, game_id, min(since for _seat, since in asked), upto)
                 for (seat, since), events in asked.items():
                     events.extend(
-                        gamelog.event_json(r)
+                        eventlog.event_json(r)
                         for r in rows
-                        if r.seq > since and gamelog.visible(r.visible_to, seat)
+                        if r.seq > since and eventlog.visible(r.visible_to, seat)
                     )
             for slot, since_asked, key in keys:
                 slot.events[since_asked] = asked[key]

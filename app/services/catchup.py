@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, lobby, play
+from app.services import eventlog, gamelog, lobby, play
 from app.services.errors import Forbidden
 from app.store.models import Event, Game, Seat
 
@@ -281,7 +281,7 @@ def catch_up(db: Session, game: Game, seat: Seat, since: int) -> dict[str, Any] 
         select(Event).where(Event.game_id == game.id, Event.seq > since).order_by(Event.seq)
     ).all()
     # public lines only (a JSON null is not SQL's NULL on every backend: test it here)
-    events = [gamelog.event_json(r) for r in rows if r.visible_to is None]
+    events = [eventlog.event_json(r) for r in rows if r.visible_to is None]
     now = gamelog.load_state(game, db)
     view_now = engine.view(now, seat.index)
     then = play.state_before(db, game, _action_of(db, game.id, since))

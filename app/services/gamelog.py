@@ -26,13 +26,11 @@ is an insert of its own).
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
@@ -42,6 +40,15 @@ from sqlalchemy.orm import Session, object_session, selectinload
 from app.services import publisher
 from app.services.errors import Conflict, NotFound
 from app.services.publisher import CHANNEL, encode_payload
+from app.services.rows import (
+    GameRow,
+    Prior,
+    SeatRow,
+    SeatUser,
+    dumps,
+    parse_state,
+    state_hash,
+)
 from app.store import blocking
 from app.store.db import SQLITE_BUSY_TIMEOUT_MS
 from app.store.models import Action, Event, Game, Seat, Snapshot, User
@@ -58,36 +65,6 @@ T = TypeVar("T")
 
 _WRITER = "ig_writer"  # session.info: this session locked a game (it may write)
 _PENDING = "ig_pending"  # session.info: states and frames to publish after commit
-
-
-# --------------------------------------------------------------------------- JSON
-
-
-def dumps(state: dict[str, Any]) -> str:
-    """Canonical JSON, byte for byte ``engine.dumps`` (sorted keys, compact, UTF-8 as
-    is), at a tenth of the cost; hashes and stored states do not change."""
-    return orjson.dumps(state, option=orjson.OPT_SORT_KEYS).decode()
-
-
-def state_hash(state: dict[str, Any]) -> str:
-    """``engine.state_hash`` through orjson (the same bytes, so the same hash)."""
-    return hashlib.sha256(orjson.dumps(state, option=orjson.OPT_SORT_KEYS)).hexdigest()
-
-
-def parse_state(text: str) -> dict[str, Any]:
-    """A stored state; refused (409) when saved under another content pack."""
-    from app import engine
-    from app.engine.errors import ContentMismatch
-
-    try:
-        state: dict[str, Any] = engine.loads(text)
-    except ContentMismatch as exc:
-        raise Conflict(
-            "This game was saved with another version of the game's content "
-            "and cannot continue on this server.",
-            code="content_mismatch",
-        ) from exc
-    return state
 
 
 # --------------------------------------------------------------------------- the cache
@@ -297,71 +274,6 @@ def lock_game(db: Session, game_id: int) -> Game:
     if game is None:
         raise NotFound(f"There is no game {game_id}.")
     return game
-
-
-@dataclass
-class SeatUser:
-    username: str
-
-
-@dataclass
-class SeatRow:
-    """A seat as the hot path reads it (duck-types ``Seat`` for play and lobby)."""
-
-    id: int
-    index: int
-    user_id: int | None
-    bot_level: str | None
-    power: str | None
-    missed: int
-    standin: str | None
-    standing_orders: dict[str, Any] | None
-    user: SeatUser | None
-
-    @property
-    def is_empty(self) -> bool:
-        return self.user_id is None and self.bot_level is None
-
-
-@dataclass
-class GameRow:
-    """The game row as the hot path reads it (duck-types ``Game``), without its state
-    text: ``load_state`` reads that only when the cache misses."""
-
-    id: int
-    scenario: str
-    status: str
-    host_id: int
-    public: bool
-    pace: str
-    options: dict[str, Any] | None
-    seed: int | None
-    version: int
-    last_action: int
-    last_event: int
-    state_seq: int
-    started: bool
-    deadlines: dict[str, str] | None
-    next_deadline: datetime | None
-    clocks: dict[str, Any] | None
-    outcome: dict[str, Any] | None
-    finished_at: datetime | None
-    undo_seat: int | None
-    server_turn: bool
-    result_notes: dict[str, Any] | None
-    seats: list[SeatRow]
-    state_text: str | None = None
-    #: the action already stored under the request's idempotency key, read with the lock
-    prior: Prior | None = None
-
-
-@dataclass
-class Prior:
-    """An action stored under an idempotency key: who sent it and its stored answer."""
-
-    seat: int
-    user_id: int | None
-    result: dict[str, Any] | None
 
 
 _G: Table = Game.__table__  # type: ignore[assignment]
@@ -972,47 +884,3 @@ def keep_held(key: str, game: GameRow, state: dict[str, Any], frame: Frame) -> N
     states.put(key, game.id, game.version, game.seed, state)
     frame.committed_at = time.time()
     frames.put(key, frame)
-
-
-def visible(visible_to: list[int] | None, seat: int | None) -> bool:
-    return visible_to is None or (seat is not None and seat in visible_to)
-
-
-def event_json(row: Event) -> dict[str, Any]:
-    return {**row.payload, "seq": row.seq, "action_seq": row.action_seq}
-
-
-_EVENTS_AT = (
-    select(_G.c.version, _G.c.last_event, _E.c.seq, _E.c.action_seq, _E.c.visible_to, _E.c.payload)
-    .select_from(_G.outerjoin(_E, (_E.c.game_id == _G.c.id) & (_E.c.seq > bindparam("after"))))
-    .where(_G.c.id == bindparam("game_id"))
-    .order_by(_E.c.seq)
-)
-
-
-def events_snapshot(
-    db: Session, game_id: int, seat: int | None, after: int
-) -> tuple[int, int, list[dict[str, Any]]]:
-    """The game's version and last event seq, and the events after `after` that `seat`
-    may see, read by ONE statement: one snapshot, so an action committed during the read
-    is in all three or in none (two statements on PostgreSQL could give a ``last_seq``
-    older than the events sent, and a client resuming from it got those twice)."""
-    rows = db.connection().execute(_EVENTS_AT, {"game_id": game_id, "after": after}).all()
-    if not rows:
-        raise NotFound(f"There is no game {game_id}.")
-    events = [
-        {**r.payload, "seq": r.seq, "action_seq": r.action_seq}
-        for r in rows
-        if r.seq is not None and visible(r.visible_to, seat)
-    ]
-    return rows[0].version, rows[0].last_event, events
-
-
-def events_between(
-    db: Session, game_id: int, seat: int | None, after: int, upto: int | None = None
-) -> list[dict[str, Any]]:
-    query = select(Event).where(Event.game_id == game_id, Event.seq > after)
-    if upto is not None:
-        query = query.where(Event.seq <= upto)
-    rows = db.scalars(query.order_by(Event.seq)).all()
-    return [event_json(r) for r in rows if visible(r.visible_to, seat)]

@@ -24,7 +24,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app.bots.temperament import temperament_for
-from app.services import clocks, gamelog, idempotency, lobby, orders, standins
+from app.services import clocks, eventlog, gamelog, idempotency, lobby, orders, standins
 from app.services.errors import (
     Conflict,
     Forbidden,
@@ -312,7 +312,7 @@ def _decide(
     mine = [
         {**ev, "seq": first + i + 1, "action_seq": game.last_action + 1}
         for i, ev in enumerate(events)
-        if gamelog.visible(ev.get("to"), seat.index)
+        if eventlog.visible(ev.get("to"), seat.index)
     ]
     result = ActionResult(game.id, version, game.last_action + 1, status, mine)
     stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
@@ -823,7 +823,7 @@ def events_since(
     db: Session, game_id: int, seat: int | None, since_seq: int
 ) -> list[dict[str, Any]]:
     """The events after `since_seq` that `seat` (None = spectator) may see, in order."""
-    return gamelog.events_between(db, game_id, seat, since_seq)
+    return eventlog.events_between(db, game_id, seat, since_seq)
 
 
 def explain(

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from app.services import (
     absence,
     chat,
-    gamelog,
+    eventlog,
     lobby,
     play,
     ratelimit,
@@ -208,7 +208,7 @@ def events(
         raise Forbidden("This game is private.")
     seat = lobby.seat_of(game, uid)
     # The version, last_seq and events of one snapshot (issue 29: never torn).
-    version, last_seq, seen = gamelog.events_snapshot(
+    version, last_seq, seen = eventlog.events_snapshot(
         db, game_id, seat.index if seat else None, since
     )
     return {"game_id": game_id, "version": version, "last_seq": last_seq, "events": seen}
