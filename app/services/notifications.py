@@ -201,7 +201,8 @@ def claim_game(db: Session, game_id: int, settings: Settings, now: datetime) -> 
         subject = f"Imperial Glory: your move in {summary['scenario_name']} #{game.id}"
         body = (
             f"{user.username}, the table is waiting for you: {table_line(seat, deadline, now)}.\n\n"
-            f"Decide before {deadline:%Y-%m-%d %H:%M} UTC, or the default applies.\n\n{url}\n"
+            f"Decide before {deadline:%Y-%m-%d %H:%M} UTC; after that your standing orders "
+            f"and a stand-in bot play for you until you are back.\n\n{url}\n"
         )
         payload = chat_payload(
             f"{user.username}: your move in {summary['scenario_name']} #{game.id} — {url}",

@@ -125,6 +125,9 @@ def test_turn_notice_by_email_and_webhook_once(
     mail = box.messages[0]
     assert mail["To"] == email and f"#{gid}" in mail["Subject"]
     assert f"http://table.example/games/{gid}" in mail.get_payload()
+    # what happens when the time runs out, as the clocks do it (no "default applies")
+    body = mail.get_payload(decode=True).decode()
+    assert "your standing orders and a stand-in bot play for you" in body
     assert hooks[0]["game_id"] == gid and name in hooks[0]["text"]
     # The same decision is not announced twice.
     assert notifications.run_once(factory, settings, started + timedelta(minutes=90)) == 0
