@@ -59,8 +59,9 @@ def _refuse_address(address: str, host: str) -> None:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     if not ip.is_global or ip.is_multicast:
+        named = f"{host} is {ip}" if host.strip("[]") != str(ip) else str(ip)
         raise UnsafeWebhook(
-            f"A webhook must point to a public address; {host} is {ip}, which is local or private."
+            f"A webhook must point to a public address; {named}, which is local or private."
         )
 
 

@@ -39,6 +39,19 @@ def test_refused_when_saved(url: str) -> None:
     assert str(caught.value)
 
 
+def test_the_refusal_names_the_address_once() -> None:
+    """An address typed as it is is not said twice ("127.0.0.1 is 127.0.0.1"); a name
+    is said with the address it resolves to."""
+    with pytest.raises(UnsafeWebhook) as caught:
+        webhooks.check_saved("http://127.0.0.1:9/hook")
+    assert str(caught.value) == (
+        "A webhook must point to a public address; 127.0.0.1, which is local or private."
+    )
+    with pytest.raises(UnsafeWebhook) as caught:
+        webhooks.check_target("http://hooks.example/x", resolver=lambda h, p: ["10.0.0.7"])
+    assert "hooks.example is 10.0.0.7, which is local or private" in str(caught.value)
+
+
 @pytest.mark.parametrize(
     "url", ["https://hooks.example/x", "http://93.184.216.34/hook", "https://[2606:4700::1]/h"]
 )
