@@ -90,6 +90,30 @@ def test_only_the_offered_decisions_are_shown(page: Any) -> None:
     assert "10% that the petition fails (a burden)" in page.locator(".petition-odds").inner_text()
 
 
+def test_the_petition_names_the_types_sent_away_in_plain_english(
+    page: Any, served: tuple[str, Any]
+) -> None:
+    """5.6: "a Architect" read wrong; more than one type is "those types"."""
+    _, app = served
+    odds = {"type": "petition", "cost": 1, "bust_odds": 0.2, "strike_odds": 0.2, "pile": 12}
+    try:
+        for types, said in (
+            (["architect"], "(a burden, or an Architect: you sent that type away this turn)"),
+            (
+                ["military", "architect"],
+                "(a burden, or a General or Architect: you sent those types away this turn)",
+            ),
+        ):
+            app.state.explain = lambda a, t=types: (
+                {**odds, "strike_types": t} if a["type"] == "petition" else None
+            )
+            page.reload()
+            page.locator(".petition-odds .explain-line").wait_for()
+            assert said in page.locator(".petition-odds").inner_text()
+    finally:
+        app.state.explain = None
+
+
 def test_an_endeavour_shows_its_breakdown_before_the_commit(
     page: Any, served: tuple[str, Any]
 ) -> None:

@@ -869,6 +869,8 @@ export { pct };
 /** 5.6: what fails a petition: a burden, or an advisor of a type sent away this turn. */
 function strikeCause(types, names) {
   if (!Array.isArray(types) || !types.length) return " (a burden)";
-  const list = types.map((t) => names[t] || t).join(" or ");
-  return ` (a burden, or a ${list}: you sent that type away this turn)`;
+  const list = types.map((t) => names[t] || humanize(t)).join(" or ");
+  const article = /^[aeiou]/i.test(list) ? "an" : "a";
+  const those = types.length > 1 ? "those types" : "that type";
+  return ` (a burden, or ${article} ${list}: you sent ${those} away this turn)`;
 }
