@@ -93,6 +93,8 @@ def test_she_comes_back_to_what_happened(
             "exile",
             "offer",
         }
+        shown = log.locator("li:not([hidden])").all_inner_texts()
+        assert not [t for t in shown if " passes." in t or "diplomatic phase ends" in t], shown
         page.select_option("#log-filter", "mine")
         shown = log.locator("li:not([hidden])").all_inner_texts()
         power = page.evaluate(

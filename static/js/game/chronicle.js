@@ -30,6 +30,8 @@ export function tidy(text) {
 
 /** The chronicle's "wars and pacts" (the same kinds as app/services/catchup.py). */
 export const WARS_AND_PACTS = new Set(["diplomacy", "agreement", "breach", "parley", "accursed", "tribute", "exile", "offer"]);
+/** Lines of those kinds that are neither: a pass (3.2) and the diplomatic phase's end (3.4). */
+const PROCEDURE = new Set(["3.2", "3.4"]);
 const SEAT_KEYS = ["seat", "owner", "from", "to", "defender", "winner", "payer", "payee"];
 const FILTERS = { all: "All", mine: "Mine", pacts: "Wars and pacts" };
 
@@ -107,7 +109,7 @@ export class Chronicle {
 
   applyFilter(li) {
     const show = this.filter === "all"
-      || (this.filter === "pacts" && WARS_AND_PACTS.has(li.dataset.kind))
+      || (this.filter === "pacts" && WARS_AND_PACTS.has(li.dataset.kind) && !PROCEDURE.has(li.dataset.rule))
       || (this.filter === "mine" && this.isMine(li));
     li.hidden = !show;
   }
@@ -140,7 +142,7 @@ export class Chronicle {
       const data = ev.data || {};
       const seats = SEAT_KEYS.map((k) => data[k]).filter((v) => Number.isInteger(v));
       const li = el("li", { class: `ev ev-${ev.kind || "info"}${ev.to ? " private" : ""}`,
-        "data-kind": ev.kind || "info", "data-seq": typeof seq === "number" ? String(seq) : null,
+        "data-kind": ev.kind || "info", "data-rule": ev.rule ? String(ev.rule) : null, "data-seq": typeof seq === "number" ? String(seq) : null,
         "data-seats": seats.length ? seats.join(",") : null, "data-to": ev.to ? ev.to.join(",") : null },
         ev.to ? el("span", { class: "private-tag", title: "Only you see this" }, "only you") : null,
         ev.forced ? el("span", { class: "forced-tag", title: "The only move open: played at once" }, "no choice") : null,
