@@ -148,3 +148,41 @@ def test_clocks_away_and_back_on_the_page(browser: Any, live_server: Any, new_pl
     finally:
         c1.close()
         c2.close()
+
+
+def test_a_vote_that_carries_at_once_asks_first(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """Two people: one click on "Hand to a stand-in" would give the other's seat to a bot
+    at once, though she may be right there deciding. The page asks first; "Cancel" leaves
+    her seat alone, "OK" hands it over."""
+    game_id, people = two_people(live_server, new_player, pace="live")
+    seats = by_seat(game_id, people)
+    deciding = sorted({p["seat"] for p in seats[0].view(game_id)["prompts"]})[0]
+    other = seats[1 - deciding]
+    context, page, errors = open_page(browser, live_server, other, game_id)
+    asked: list[str] = []
+    try:
+        answer = {"ok": False}
+
+        def on_dialog(dialog: Any) -> None:
+            asked.append(dialog.message)
+            dialog.accept() if answer["ok"] else dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        button = page.locator(f'#table-bar [data-control="skip"][data-seat="{deciding}"]')
+        button.click()
+        assert asked and "to a stand-in now?" in asked[0]
+        time.sleep(0.5)
+        view = other.view(game_id)
+        assert not view["seats"][deciding]["standin"] and not view["clock"]["votes"]
+        answer["ok"] = True
+        button.click()
+        deadline = time.monotonic() + 15
+        while not other.view(game_id)["seats"][deciding]["standin"]:
+            assert time.monotonic() < deadline, "the vote did not carry"
+            time.sleep(0.1)
+        assert len(asked) == 2
+        assert not errors, errors
+    finally:
+        context.close()

@@ -61,7 +61,8 @@ export class TableBar {
         votes[skipKey]?.length ? el("span", { class: "clock-vote" }, ` · ${votes[skipKey].length} of ${need(skipVoters)} voted to hand over`) : null,
         canSkip ? el("button", { type: "button", class: "btn small ghost", "data-control": "skip", "data-seat": key,
           title: "Vote to have their standing orders and a stand-in bot play their seat now, so the table need not wait (a majority of the people present)",
-          onclick: () => this.vote("skip", seat, !voted) }, voted ? "Withdraw my vote" : "Hand to a stand-in") : null);
+          onclick: () => this.skip(seat, voted, (votes[skipKey] || []).length >= need(skipVoters) - 1) },
+        voted ? "Withdraw my vote" : "Hand to a stand-in") : null);
     });
     const mine = me !== null && me !== undefined ? clock.seats?.[String(me)] : null;
     const buttons = [];
@@ -128,6 +129,15 @@ export class TableBar {
 
   post(what, done) {
     return this.run(() => this.page.api.post(what), done);
+  }
+
+  /** Vote to hand `seat` to a stand-in (or withdraw the vote). When this vote carries it
+   * (two people at the table: one click would do), ask first: she may be right there. */
+  skip(seat, voted, carries) {
+    if (!voted && carries && !window.confirm(
+      `Hand the seat of ${this.page.ctx.seatName(seat)} to a stand-in now? Their standing orders and a `
+      + "Standard bot play it at once, until they come back.")) return undefined;
+    return this.vote("skip", seat, !voted);
   }
 
   vote(kind, seat, yes) {
