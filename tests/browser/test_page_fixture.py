@@ -114,6 +114,18 @@ def test_the_petition_names_the_types_sent_away_in_plain_english(
         app.state.explain = None
 
 
+def test_the_diplomatic_phase_shows_no_round_0(page: Any, served: tuple[str, Any]) -> None:
+    """A game turn opens with its diplomatic phase, before round 1: the engine's round
+    counter is 0 there, which the header said as "Round 0"."""
+    _, app = served
+    assert "Round 1" in page.locator("#status").inner_text()
+    app.state.game["view"] = {**app.state.game["view"], "round": 0, "phase": "diplomacy"}
+    page.reload()
+    page.locator("#status .phase").wait_for()
+    status = page.locator("#status").inner_text()
+    assert "Diplomacy" in status and "Round" not in status
+
+
 def test_an_endeavour_shows_its_breakdown_before_the_commit(
     page: Any, served: tuple[str, Any]
 ) -> None:

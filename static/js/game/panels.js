@@ -220,10 +220,10 @@ export function renderStatus(node, state, ctx) {
   fill(node,
     el("span", { class: "turn" }, `Turn ${v.turn ?? "–"}`),
     v.year !== undefined ? el("span", { class: "year" }, ctx.year(v.year)) : null,
-    v.round !== undefined ? el("span", {}, `Round ${v.round}`) : null,
+    v.round ? el("span", {}, `Round ${v.round}`) : null, // 0: the diplomatic phase, before round 1
     v.phase ? el("span", { class: "phase" }, humanize(v.phase)) : null,
     state.pace === "none" && state.status === "active"
-      ? el("span", { class: "no-clock", title: "A game against bots only: nobody is hurried, and no bot takes your seat" }, "no clock") : null,
+      ? el("span", { class: "no-clock", title: "No clock: nobody is hurried, and no seat goes to a stand-in for being slow" }, "no clock") : null,
     el("span", { class: "waiting-for", "aria-live": "polite" },
       v.over ? "Game over" : waiting.length
         ? ["Waiting for ", waiting.map((s, i) => [i ? ", " : "", el("strong", { class: s === state.seat ? "me" : "" }, s === state.seat ? "you" : ctx.seatName(s)),
