@@ -126,6 +126,19 @@ def test_the_diplomatic_phase_shows_no_round_0(page: Any, served: tuple[str, Any
     assert "Diplomacy" in status and "Round" not in status
 
 
+def test_a_clock_reads_as_the_server_words_it(page: Any) -> None:
+    """A fresh daily bank read "24 h 0 min" on the page and "24 h" in the lobby."""
+    from app.services.clocks import words
+
+    spans = [59, 600, 3600, 86400, 86400 + 20 * 60, 3 * 86400, 2 * 86400 + 3 * 3600]
+    shown = page.evaluate(
+        "async (spans) => { const m = await import('/static/js/game/clock.js');"
+        " return spans.map((s) => m.left(s * 1000)); }",
+        spans,
+    )
+    assert shown == [words(s) for s in spans]
+
+
 def test_an_endeavour_shows_its_breakdown_before_the_commit(
     page: Any, served: tuple[str, Any]
 ) -> None:

@@ -8,8 +8,9 @@ export function left(ms) {
   const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 3600) return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
   const h = Math.floor(s / 3600);
-  if (h < 48) return `${h} h ${Math.floor((s % 3600) / 60)} min`;
-  return `${Math.floor(h / 24)} days ${h % 24} h`;
+  // as app/services/clocks.py words(): "24 h", "1 h 20 min", "3 days", "2 days 3 h"
+  if (h < 48) return s % 3600 >= 60 ? `${h} h ${Math.floor((s % 3600) / 60)} min` : `${h} h`;
+  return h % 24 ? `${Math.floor(h / 24)} days ${h % 24} h` : `${Math.floor(h / 24)} days`;
 }
 
 /** Warn this long before my bank runs out: a minute in a live game, else a tenth of a day's span. */
