@@ -23,7 +23,7 @@ from app.engine.flow import (
     undo,
 )
 from app.engine.gate import check
-from app.engine.grand import offer_fits
+from app.engine.grand_offers import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
 from app.engine.seat_view import SeatView, seat_view

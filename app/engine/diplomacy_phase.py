@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import grand, rng
+from app.engine import grand, grand_offers, rng
 from app.engine.core import (
     State,
     clamp_popularity,
@@ -67,7 +67,7 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                 out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
             if player(state, other)["asylum"] == seat:
                 out.append({"type": "diplo", "move": "revoke_asylum", "power": power})  # 21.2
-        out += grand.diplo_actions(state, seat)  # 20.14, 20.3
+        out += grand_offers.diplo_actions(state, seat)  # 20.14, 20.3
     return out
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine import grand
+from app.engine import grand, grand_offers
 from app.engine.core import State, card_name, name, player
 from app.engine.deck import petition_cost
 from app.engine.diplomacy_phase import h_diplo
@@ -172,12 +172,12 @@ ACTIONS: dict[str, ActionType] = {
     "buy_off": _row(h_buy_off, "turn"),
     "end_turn": _row(h_end_turn, "turn"),
     # grand diplomacy (20.14-20.45): its rules explain its refusals
-    "offer": _row(h_offer, "request", "diplomacy", "turn", explain=grand.diagnose),
-    "cancel": _row(h_cancel, "diplomacy", "turn", explain=grand.diagnose),
-    "answer_offer": _row(h_answer_offer, "request", explain=grand.diagnose),
-    "verdict": _row(h_verdict, "request", explain=grand.diagnose),
-    "renounce": _row(h_renounce, "diplomacy", explain=grand.diagnose),
-    "readmission": _row(h_readmission, "turn", explain=grand.diagnose),
+    "offer": _row(h_offer, "request", "diplomacy", "turn", explain=grand_offers.diagnose),
+    "cancel": _row(h_cancel, "diplomacy", "turn", explain=grand_offers.diagnose),
+    "answer_offer": _row(h_answer_offer, "request", explain=grand_offers.diagnose),
+    "verdict": _row(h_verdict, "request", explain=grand_offers.diagnose),
+    "renounce": _row(h_renounce, "diplomacy", explain=grand_offers.diagnose),
+    "readmission": _row(h_readmission, "turn", explain=grand_offers.diagnose),
 }
 
 #: type -> handler (the dispatch `flow` runs)
@@ -221,7 +221,7 @@ def check_offer(
         raise diagnose(state, seat, action)
     for a in listed:
         if a.get("power") == action.get("power"):
-            grand.fits(a, action)
+            grand_offers.fits(a, action)
             return action
     raise IllegalAction("You cannot make an offer to that power now.", "no_offer")
 

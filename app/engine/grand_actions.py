@@ -10,18 +10,16 @@ from typing import Any
 
 from app.engine.core import State, emit, geo, name, player, seat_of_power
 from app.engine.grand import (
-    _empty_side,
     _other,
-    _turn_key,
     agreements,
     breach,
     carry_out,
     curse,
     describe,
-    fits,
     gw,
     open_parley,
 )
+from app.engine.grand_offers import _empty_side, _turn_key, fits
 from app.engine.grand_record import remember
 from app.engine.legality import legal_actions
 from app.engine.ownership import change_owner

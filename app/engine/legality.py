@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import grand, memo, nomads, usurpers
+from app.engine import grand_offers, memo, nomads, usurpers
 from app.engine.core import State, card_type, owned, player
 from app.engine.deck import next_draw_pile, petition_cost
 from app.engine.defense import defense_cost
@@ -51,7 +51,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         return [{"type": "vote", "choice": c} for c in ("yes", "no", "abstain")]
     if kind == "request":
         if prompts[0]["request"] in ("offer", "verdict"):
-            return grand.request_actions(state, seat, prompts[0])
+            return grand_offers.request_actions(state, seat, prompts[0])
         if prompts[0]["request"] == "waive_tie":
             area = prompts[0]["area"]
             return [
@@ -95,7 +95,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out += recruit_options(state, seat)
     out += holding_actions(state, seat, "start")
     out += parley_options(state, seat)
-    out += grand.turn_actions(state, seat)  # 20.14, 20.45
+    out += grand_offers.turn_actions(state, seat)  # 20.14, 20.45
     out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
     for a, area in sorted(state["areas"].items()):
         if seat in area["ties"]:

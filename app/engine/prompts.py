@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine import grand, nomads
+from app.engine import grand, grand_offers, nomads
 from app.engine.core import State, geo, name
 from app.engine.sequence import current_picker
 
@@ -33,7 +33,7 @@ def pending(state: State) -> list[dict[str, Any]]:
             for s in pa["eligible"]
             if str(s) not in pa["votes"]
         ]
-    offered = grand.prompts(state)  # 20.41/20.43 verdicts, 20.14 offers
+    offered = grand_offers.prompts(state)  # 20.41/20.43 verdicts, 20.14 offers
     if offered is not None:
         return offered
     if state["request"]:

@@ -108,6 +108,7 @@ def test_mechanisms_never_import_a_phase() -> None:
         "usurper_records",
         "ownership",
         "grand",
+        "grand_offers",
         "defense",
         "nomads",
         "economy",
