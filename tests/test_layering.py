@@ -1,0 +1,243 @@
+"""The whole package forms layers (README, "Layers"): read from the source with `ast`,
+every import counts, at the top of a module or inside a function alike (a late import
+hides a circle, it does not remove it). Only an import under ``if TYPE_CHECKING:`` is
+left out: it never runs, and names a type for the checker alone.
+
+- no two modules of ``app`` import each other, directly or round a circle;
+- imports run one way down the layers: engine (stdlib only) <- the engine's readers
+  (content, bots, balance) <- store and config <- services <- realtime <- web <- cli;
+- no module is over ``MAX_LINES`` lines (split it into modules named for what they hold).
+
+tests/engine/test_layering.py holds the finer layering inside the engine."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+APP = Path(__file__).resolve().parents[1] / "app"
+MAX_LINES = 900
+
+#: the layers, lowest first: a module may import its own layer's modules and lower ones
+LAYERS: list[set[str]] = [
+    {"engine"},
+    {"content", "bots", "balance"},
+    {"store", "config"},
+    {"services"},
+    {"realtime"},
+    {"web"},
+    {"cli"},
+]
+RANK = {package: rank for rank, layer in enumerate(LAYERS) for package in layer}
+
+
+def app_sources() -> dict[str, tuple[str, bool]]:
+    """Dotted module name -> (its source, whether it is a package's ``__init__``)."""
+    out: dict[str, tuple[str, bool]] = {}
+    for path in sorted(APP.rglob("*.py")):
+        parts = list(path.relative_to(APP.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts.pop()
+        out[".".join(parts)] = (path.read_text(encoding="utf-8"), is_package)
+    return out
+
+
+def _known(name: str, modules: set[str]) -> str | None:
+    """The deepest module of ``app`` that `name` is or lies in (None: not ours)."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _type_checking(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and (
+        (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+        or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    )
+
+
+def _walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of `tree`, inside functions and classes too, but not the body of an
+    ``if TYPE_CHECKING:`` (its ``else`` runs, and counts)."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if _type_checking(node):
+            todo.extend(node.orelse)  # type: ignore[attr-defined]
+        else:
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def imports_of(module: str, source: str, is_package: bool, modules: set[str]) -> set[str]:
+    """The ``app`` modules `module`'s source imports, anywhere in it. ``from a.b import c``
+    reaches ``a.b.c`` when that is a module, else ``a.b`` (a name defined there)."""
+    out: set[str] = set()
+    for node in _walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out.update(m for a in node.names if (m := _known(a.name, modules)))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative
+                base = module.split(".") if is_package else module.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                full = ".".join(base + ([node.module] if node.module else []))
+            else:
+                full = node.module or ""
+            for alias in node.names:
+                target = f"{full}.{alias.name}"
+                found = target if target in modules else _known(full, modules)
+                if found:
+                    out.add(found)
+    return out - {module}
+
+
+def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    modules = set(sources)
+    return {m: imports_of(m, src, pkg, modules) for m, (src, pkg) in sources.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path that returns to its start, or None."""
+    colour: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        colour[m] = 1
+        path.append(m)
+        for n in sorted(graph.get(m, ())):
+            if colour.get(n) == 1:
+                return path[path.index(n) :] + [n]
+            if n not in colour:
+                found = visit(n)
+                if found:
+                    return found
+        path.pop()
+        colour[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in colour:
+            found = visit(m)
+            if found:
+                return found
+    return None
+
+
+def layer_of(module: str) -> int:
+    """The rank of `module`'s top package in LAYERS (``app`` itself sits lowest)."""
+    parts = module.split(".")
+    return RANK[parts[1]] if len(parts) > 1 else 0
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{m} -> {n}" for m, deps in graph.items() for n in deps if layer_of(n) > layer_of(m)
+    )
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = {m.split(".")[1] for m in app_sources() if "." in m}
+    assert packages <= set(RANK), sorted(packages - set(RANK))
+
+
+def test_no_app_modules_import_each_other_in_a_circle() -> None:
+    graph = import_graph(app_sources())
+    assert {"app.services.play", "app.realtime.hub", "app.web.app"} <= set(graph)
+    assert "app.engine.gate" in graph["app.engine.flow"]
+    cycle = find_cycle(graph)
+    assert cycle is None, "app modules import each other in a circle: " + " -> ".join(cycle)
+
+
+def test_imports_run_down_the_layers() -> None:
+    graph = import_graph(app_sources())
+    assert "app.services.play" in graph["app.realtime.source"]  # the layers are read
+    assert upward_imports(graph) == []
+
+
+def test_the_engine_imports_the_standard_library_only() -> None:
+    foreign: list[str] = []
+    for module, (source, _) in app_sources().items():
+        if not module.startswith("app.engine"):
+            continue
+        for node in ast.walk(ast.parse(source)):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and not name.startswith("app.engine"):
+                    foreign.append(f"{module}: {name}")
+    assert foreign == []
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    long = {
+        str(path.relative_to(APP.parent)): n
+        for path in sorted(APP.rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}, f"split these into modules named for what they hold: {long}"
+
+
+@pytest.mark.parametrize(
+    "module, late_import",
+    [
+        ("app.services.gamelog", "from app.realtime.pg import CHANNEL"),
+        ("app.services.gamelog", "from app import realtime"),
+        ("app.realtime.source", "from app.web.deps import SESSION_COOKIE"),
+        ("app.store.models", "import app.services.play"),
+        ("app.engine.core", "from app.store import models"),
+    ],
+)
+def test_a_late_import_up_a_layer_is_caught(module: str, late_import: str) -> None:
+    """The checks see an import inside a function: one of those this layering removed,
+    put back, is an upward import (and most make a circle)."""
+    sources = app_sources()
+    source, is_package = sources[module]
+    sources[module] = (f"{source}\n\ndef _late() -> None:\n    {late_import}\n", is_package)
+    graph = import_graph(sources)
+    assert any(edge.startswith(module + " -> ") for edge in upward_imports(graph))
+
+
+def test_a_late_import_that_closes_a_circle_is_caught() -> None:
+    sources = app_sources()
+    source, is_package = sources["app.bots.board"]
+    sources["app.bots.board"] = (f"{source}\n\ndef _late():\n    from . import politics\n", False)
+    cycle = find_cycle(import_graph(sources))
+    assert cycle is not None and "app.bots.board" in cycle
+
+
+def test_only_type_checking_imports_are_left_out() -> None:
+    modules = {"app.a", "app.b", "app.c"}
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from app.b import B\nelse:\n    import app.c\n"
+        "def f():\n    if True:\n        from app import b\n"
+    )
+    assert imports_of("app.a", source, False, modules) == {"app.b", "app.c"}
+    assert imports_of("app.a", source.replace("from app import b", "pass"), False, modules) == {
+        "app.c"
+    }
+
+
+def test_relative_and_package_imports_resolve() -> None:
+    modules = {"app.a", "app.a.b", "app.a.c", "app.d"}
+    assert imports_of("app.a.b", "from . import c\nfrom .c import x", False, modules) == {"app.a.c"}
+    assert imports_of("app.a", "from .b import y", True, modules) == {"app.a.b"}
+    assert imports_of("app.d", "from app.a import thing\nimport app.a.c", False, modules) == {
+        "app.a",
+        "app.a.c",
+    }
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
