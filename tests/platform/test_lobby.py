@@ -98,6 +98,14 @@ def test_private_game_is_reachable_by_invite_only(
     r = dave.http.get(f"/join/{code}")
     assert r.status_code == 303 and r.headers["location"] == f"/games/{gid}/lobby?code={code}"
     assert dave.http.get(f"/games/{gid}/lobby").status_code == 200
+    # Once the game has started, the link says so (not "ask for the invite link"), and
+    # takes a seated player to the game.
+    assert alice.start(gid).status_code == 200
+    erin = new_player(live_server)
+    r = erin.http.get(f"/join/{code}")
+    assert r.status_code == 409 and "already started" in r.text, r.text[-600:]
+    r = dave.http.get(f"/join/{code}")
+    assert r.status_code == 303 and r.headers["location"] == f"/games/{gid}"
 
 
 def test_host_gives_seats_to_bots_and_removes_players(

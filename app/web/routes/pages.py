@@ -580,6 +580,17 @@ def join_link(request: Request, code: str, db: DB, login: Login) -> Response:
         game = lobby.game_for_code(db, code)
     except ServiceError as exc:
         return render(request, "error.html", {"message": exc.message}, login, exc.status)
+    if game.status != "lobby":
+        if login is not None and lobby.seat_of(game, login.user_id) is not None:
+            return RedirectResponse(play_url(game.id), status_code=303)
+        # else the lobby would send her on to the game page, which a private game's
+        # invite holder may not see ("ask its players for the invite link")
+        message = (
+            "That game was cancelled by its host."
+            if game.status == "aborted"
+            else "That game has already started, so its invite link no longer gives a seat."
+        )
+        return render(request, "error.html", {"message": message}, login, 409)
     if login is None:
         return redirect(f"/login?next=/join/{code}", "Log in (or sign up) to join the game.")
     return RedirectResponse(f"{lobby_url(game.id)}?code={code}", status_code=303)
