@@ -26,7 +26,7 @@ What it does (loopback only, bounded):
    game's first move in a process that has not written it yet takes the ordinary
    transaction, and the bench starts every game within the first ``2 * think``
    seconds, a burst of cold moves that only a restart of a busy server meets (at 200
-   games it held the p99 at 140-460 ms; docs/performance.md, "tenth");
+   games it held the p99 at 140-460 ms; docs/performance.md, "Running the benchmarks");
 5. memory: the server process's resident set (VmRSS) after start, after the games are
    created and started (no socket yet), after every socket got its first state, and
    at the end; per live game = (games - start) / N, per socket = (sockets - games) / 6N;

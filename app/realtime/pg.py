@@ -82,7 +82,7 @@ class PgListener:
         """Hand on every notification as the socket delivers it, until the connection
         is lost (then raise). libpq's own calls on a loop reader: psycopg's
         ``notifies()`` generator cost a tenth of a socket action's CPU per NOTIFY heard,
-        and this process hears its own too (docs/performance.md, "ninth")."""
+        and this process hears its own too (docs/performance.md, "Fan-out from memory")."""
         loop = asyncio.get_running_loop()
         lost = asyncio.Event()
         fd = pgconn.socket

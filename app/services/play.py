@@ -162,7 +162,7 @@ def _held_move(
     key: str | None = None,
 ) -> ActionResult | None:
     """The move written in ONE statement from the row and state this process holds
-    (``gamelog.held`` / ``write_held``; docs/performance.md, "ninth"); None when it cannot
+    (``gamelog.held`` / ``write_held``; docs/performance.md, "The write path"); None when it cannot
     be: nothing held at `expected_version`, no seat `mover` may move, a refusal, a write
     that is not plain (a snapshot, the end, a seat's reset), or a database whose row is no
     longer the one held. The ordinary path then reads, decides and answers, so the answers

@@ -28,7 +28,7 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: SQLite's page cache per connection, in KiB (SQLite's default is 2,000). Each pooled
 #: connection fills its own as it reads snapshots, and the operating system caches the
 #: same file pages anyway: at 2,000 the caches were 7-8 KB of every socket's share of the
-#: server's memory at 200 live games (docs/performance.md, "seventh")
+#: server's memory at 200 live games (docs/performance.md, "Where the calls run, and the pool")
 SQLITE_CACHE_KB = 512
 #: SQLite connections a process keeps open; more are opened when needed and closed when
 #: returned (an SQLite connection is a file handle, opened in microseconds). Never a
@@ -71,7 +71,7 @@ def make_engine(database_url: str, **kwargs: Any) -> Engine:
     a process serving more than five calls at once (HTTP requests, socket actions, the
     hub's reloads and the bot worker share it) opened and closed a connection for a
     quarter of its requests: 60 a second under `bench/api_actions.py`, each a backend
-    forked by PostgreSQL on the same cores (docs/performance.md, "seventh")."""
+    forked by PostgreSQL on the same cores (docs/performance.md, "Where the calls run, and the pool")."""
     kwargs.setdefault("json_serializer", json_text)
     kwargs.setdefault("json_deserializer", json_value)
     if database_url.startswith("sqlite"):

@@ -5,7 +5,7 @@ A game in play calls two routes on every move: GET ``/api/games/{id}/view`` and 
 (about a millisecond each) FastAPI spent as much again: trying routes in order, solving
 six dependencies (a generator among them, closed through an ``AsyncExitStack``),
 attaching the cached login as ORM rows, and three wrappers round every ``send``
-(docs/performance.md, "sixth").
+(docs/performance.md, "The two requests of every move").
 
 This pure ASGI middleware sits inside the security headers and the body limits and
 answers the *ordinary* form of those two requests itself: a cached login (or none,

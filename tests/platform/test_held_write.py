@@ -1,6 +1,6 @@
 """The one-statement write (PostgreSQL): a move of a game this process wrote last is
 written without a read, in one autocommitted statement that checks the row's version
-and digest (``gamelog.write_held``; docs/performance.md, "ninth"). It must write exactly
+and digest (``gamelog.write_held``; docs/performance.md, "The write path"). It must write exactly
 what the ordinary transaction writes, and step aside whenever the row in the database
 is not the one held."""
 
