@@ -1,8 +1,8 @@
 """Write docs/balance.md and its plot from the measured figures.
 
 The measured part of the report sits between two markers and is rewritten on
-every run; everything outside them (the tuning log a designer keeps by hand:
-each change, its reason, the figures before and after) is left as it is.
+every run; everything outside them (the table of levers a designer keeps by hand:
+each lever, its change and what it did, and where the game stands) is left as it is.
 """
 
 from __future__ import annotations
@@ -16,16 +16,17 @@ END = "<!-- balance:measured:end -->"
 SKELETON = f"""# Balance
 
 How even the game is, measured with bot games. `imperial-glory balance` rewrites
-the measured part below; the tuning log after it is kept by hand.
+the measured part below; the levers table and the standing after it are kept by hand.
 
 {START}
 {END}
 
-## Tuning log
+## Levers and what they did
 
-Each change to the game's levers (scenario setups, starting areas and statures,
-notables, the burden and deck mix, victory bands, catch-up rules) with its reason
-and the figures before and after. Every knob lives in the content pack.
+| lever (rule) | change | what it did |
+|---|---|---|
+
+## Where it stands
 """
 
 
