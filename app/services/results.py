@@ -82,6 +82,11 @@ def _edge(above: dict[str, Any], row: dict[str, Any]) -> str:
     return "seat"
 
 
+def tiebreak_words(areas: int, talents: int) -> str:
+    """ "2 areas, 1 talent": the tie-break column (26.2)."""
+    return f"{areas} area{'' if areas == 1 else 's'}, {talents} talent{'' if talents == 1 else 's'}"
+
+
 def _why(above: dict[str, Any], row: dict[str, Any]) -> str:
     """Why `row` comes after `above`, in words."""
     edge = _edge(above, row)
@@ -132,7 +137,7 @@ def result_table(game: Game, state: dict[str, Any]) -> dict[str, Any]:
         )
     for i, row in enumerate(rows):
         tied = [r for r in rows if r is not row and r["standing"] == row["standing"]]
-        row["tiebreak"] = f"{row['areas_owned']} areas, {row['talents']} talents" if tied else None
+        row["tiebreak"] = tiebreak_words(row["areas_owned"], row["talents"]) if tied else None
         row["why"] = (
             "the highest standing" + (", and first on the tie-break" if tied else "")
             if i == 0

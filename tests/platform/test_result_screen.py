@@ -73,6 +73,12 @@ def test_a_tie_on_standing_is_explained_by_the_areas(factory: sessionmaker[Sessi
         assert "growth, not the result" in table["solitaire"]["text"]
 
 
+def test_the_tie_break_column_counts_in_words() -> None:
+    assert results.tiebreak_words(1, 3) == "1 area, 3 talents"
+    assert results.tiebreak_words(2, 1) == "2 areas, 1 talent"
+    assert results.tiebreak_words(0, 0) == "0 areas, 0 talents"
+
+
 def test_the_result_waits_for_the_end(factory: sessionmaker[Session]) -> None:
     with factory() as db:
         alice = accounts.signup(db, "alice", "correct horse 1")
