@@ -114,7 +114,7 @@ def test_the_petition_names_the_types_sent_away_in_plain_english(
         app.state.explain = None
 
 
-def test_the_diplomatic_phase_shows_no_round_0(page: Any, served: tuple[str, Any]) -> None:
+def test_the_header_shows_no_round_0_nor_over_game_over(page: Any, served: tuple[str, Any]) -> None:
     """A game turn opens with its diplomatic phase, before round 1: the engine's round
     counter is 0 there, which the header said as "Round 0"."""
     _, app = served
@@ -124,6 +124,12 @@ def test_the_diplomatic_phase_shows_no_round_0(page: Any, served: tuple[str, Any
     page.locator("#status .phase").wait_for()
     status = page.locator("#status").inner_text()
     assert "Diplomacy" in status and "Round" not in status
+    # at the end the phase is "over": "Game over" alone, not "Over Game over"
+    app.state.game["view"] = {**app.state.game["view"], "round": 4, "phase": "over", "over": True}
+    page.reload()
+    page.locator("#status .waiting-for").wait_for()
+    status = page.locator("#status").inner_text()
+    assert "Game over" in status and "Over" not in status.replace("Game over", "")
 
 
 def test_a_clock_reads_as_the_server_words_it(page: Any) -> None:

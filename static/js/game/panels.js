@@ -221,7 +221,7 @@ export function renderStatus(node, state, ctx) {
     el("span", { class: "turn" }, `Turn ${v.turn ?? "–"}`),
     v.year !== undefined ? el("span", { class: "year" }, ctx.year(v.year)) : null,
     v.round ? el("span", {}, `Round ${v.round}`) : null, // 0: the diplomatic phase, before round 1
-    v.phase ? el("span", { class: "phase" }, humanize(v.phase)) : null,
+    v.phase && !v.over ? el("span", { class: "phase" }, humanize(v.phase)) : null, // "Game over" says it
     state.pace === "none" && state.status === "active"
       ? el("span", { class: "no-clock", title: "No clock: nobody is hurried, and no seat goes to a stand-in for being slow" }, "no clock") : null,
     el("span", { class: "waiting-for", "aria-live": "polite" },
