@@ -290,6 +290,16 @@ def set_table_hook(db: Session, game: Game, user_id: int, url: str, allow_privat
     db.flush()
 
 
+def example_line(game: Game, username: str) -> str:
+    """What the channel will hear when it is `username`'s move, with a full bank: e.g.
+    "Kushan (alice) to move, 24 h left" (not a stranger's power and another pace)."""
+    seat = next((s for s in game.seats if s.user is not None and s.user.username == username), None)
+    tc = clocks.control(game.pace)
+    left = time_left(timedelta(seconds=tc.start)) if tc else "no clock"
+    power = (lobby.power_name_or_none(seat) if seat is not None else None) or "Seat 1"
+    return f"{power} ({username}) to move, {left}"
+
+
 def table_test(game: Game, username: str, settings: Settings) -> Callable[[], None]:
     """The test post to the game's hook, ready to send (after the caller has ended its
     transaction: nothing stays open while a remote server answers). Raises Invalid
@@ -300,7 +310,7 @@ def table_test(game: Game, username: str, settings: Settings) -> Callable[[], No
     summary = lobby.game_summary(game)
     text = (
         f"{summary['scenario_name']} #{game.id}: a test from {username}. This channel will "
-        f'hear whose move it is ("Parthia (alice) to move, 23 h left"). {url}'
+        f'hear whose move it is ("{example_line(game, username)}"). {url}'
     )
     target, payload = game.webhook_url, chat_payload(text, game_id=game.id, url=url, test=True)
     return partial(

@@ -56,6 +56,8 @@ def test_a_table_sets_up_its_notices(
     game = host.create_game(scenario="teaching")
     assert host.start(game["id"]).status_code == 200
     gid = game["id"]
+    view = host.view(gid)
+    power = view["seats"][view["seat"]]["power_name"]
 
     context = browser.new_context(viewport={"width": 1280, "height": 900}, base_url=server.url)
     context.add_cookies([{"name": "ig_session", "value": host.session_cookie, "url": server.url}])
@@ -78,6 +80,10 @@ def test_a_table_sets_up_its_notices(
         assert hooks[0]["content"] == hooks[0]["text"]
         assert f"#{gid}: a test from {host.username}" in hooks[0]["text"]
         assert hooks[0]["url"].endswith(f"/games/{gid}")
+        # the example is the host's own: her power at this table, and its pace
+        example = page.locator("main q").first.inner_text()
+        assert example.startswith(f"{power} ({host.username}) to move"), example
+        assert f'("{example}")' in hooks[0]["text"]
         page.locator("details.primer summary").click()
         page.screenshot(path=str(artifact("notices-table.png")), full_page=True)
 

@@ -288,6 +288,25 @@ def test_only_a_seated_person_sets_the_tables_hook(factory: sessionmaker[Session
             notifications.table_test(game, "alice", settings_for(25))
 
 
+def test_the_channel_test_names_the_testers_own_power_and_pace(
+    factory: sessionmaker[Session],
+) -> None:
+    """The test post quoted "Parthia (alice) to move, 23 h left" whatever the table."""
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        seat = next(s for s in game.seats if s.user is not None and s.user.username == "alice")
+        power = lobby.power_name_or_none(seat)
+        assert power and notifications.example_line(game, "alice") == (
+            f"{power} (alice) to move, 24 h left"
+        )
+        game.pace = "live"
+        assert notifications.example_line(game, "alice").endswith("to move, 10 min left")
+        game.pace = "none"
+        assert notifications.example_line(game, "alice").endswith("to move, no clock")
+
+
 def test_time_left_reads_plainly() -> None:
     assert notifications.time_left(timedelta(hours=23, minutes=59)) == "23 h left"
     assert notifications.time_left(timedelta(minutes=119)) == "119 min left"

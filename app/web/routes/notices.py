@@ -43,6 +43,7 @@ def _page(
     ctx = {
         "game": lobby.game_summary(game, login.user_id),
         "webhook_url": game.webhook_url,
+        "example": notifications.example_line(game, login.user.username),
         "error": error,
     }
     return render(request, "notices.html", ctx, login, status)
@@ -127,7 +128,11 @@ def account_test(
     except ServiceError as exc:
         return render(request, "account.html", {"error": exc.message}, login, exc.status)
     where = "your webhook" if channel == "webhook" else login.user.email
-    sink = " (this server keeps its mail at /dev/mail)" if settings.mail_sink_active else ""
+    sink = (
+        " (this server keeps its mail at /dev/mail)"
+        if settings.mail_sink_active and channel != "webhook"
+        else ""
+    )
     return redirect("/account", f"A test notice went to {where}{sink}.")
 
 
