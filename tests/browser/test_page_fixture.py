@@ -119,6 +119,7 @@ def test_the_header_shows_no_round_0_nor_over_game_over(page: Any, served: tuple
     counter is 0 there, which the header said as "Round 0"."""
     _, app = served
     assert "Round 1" in page.locator("#status").inner_text()
+    assert page.locator("#status .phase").inner_text().lower() == "player turns"  # not "Turn"
     app.state.game["view"] = {**app.state.game["view"], "round": 0, "phase": "diplomacy"}
     page.reload()
     page.locator("#status .phase").wait_for()

@@ -9,6 +9,9 @@ function stat(label, value, help) {
   return el("div", { class: "stat", title: help || null }, el("dt", {}, label), el("dd", {}, value ?? "–"));
 }
 
+/** A phase as the header says it: "turn" beside "Turn 2 … Round 1" read as a second turn (4.4). */
+const PHASE_NAMES = { turn: "Player turns" };
+
 const STATURE_HELP = {
   military: "Military: conquest, pillage, suppressing unrest, and defense",
   administration: "Administration: ruling, reform, census",
@@ -221,7 +224,7 @@ export function renderStatus(node, state, ctx) {
     el("span", { class: "turn" }, `Turn ${v.turn ?? "–"}`),
     v.year !== undefined ? el("span", { class: "year" }, ctx.year(v.year)) : null,
     v.round ? el("span", {}, `Round ${v.round}`) : null, // 0: the diplomatic phase, before round 1
-    v.phase && !v.over ? el("span", { class: "phase" }, humanize(v.phase)) : null, // "Game over" says it
+    v.phase && !v.over ? el("span", { class: "phase" }, PHASE_NAMES[v.phase] || humanize(v.phase)) : null, // "Game over" says it
     state.pace === "none" && state.status === "active"
       ? el("span", { class: "no-clock", title: "No clock: nobody is hurried, and no seat goes to a stand-in for being slow" }, "no clock") : null,
     el("span", { class: "waiting-for", "aria-live": "polite" },
