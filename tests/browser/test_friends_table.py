@@ -371,7 +371,8 @@ def test_a_friends_table_never_waits_for_the_absent(
         print(
             f"\nfriends' table: {friends.decisions} decisions by people, game over after "
             f"{finished - began:.0f} s; Carol left with {bank:.0f} s in her bank; the stand-in "
-            f"was announced {announced_at - left_at:.1f} s after she left; longest stretch in "
+            f"was announced {announced_at - left_at:.1f} s after she left "
+            f"({announced_at - left_at - bank:.1f} s after her bank ran out); longest stretch in "
             f"which no present person could move: {friends.longest_idle:.1f} s"
         )
         if lat:
