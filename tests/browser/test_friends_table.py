@@ -84,9 +84,10 @@ STATE = """() => {
 }"""
 
 
-def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+def choose(legal: list[dict[str, Any]], drew: bool) -> dict[str, Any]:
     """A quick, plain player: passes in diplomacy, takes the first turn-order slot, the
-    first free endeavour, the lightest tax, the first of anything else offered."""
+    first free endeavour, the lightest tax, the first of anything else offered; draws
+    once a round (`drew`: she has), then ends her turn, leaving the rest to the bots."""
     by: dict[str, list[dict[str, Any]]] = {}
     for a in legal:
         by.setdefault(a["type"], []).append(a)
@@ -103,6 +104,8 @@ def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
         return (free or by["endeavour"])[0]
     if "tax" in by:
         return min(by["tax"], key=lambda a: a.get("amount", 0))
+    if drew and "end_turn" in by:
+        return by["end_turn"][0]
     for kind in ("vote", "waive_tie", "choose_slot", "draw", "dismiss", "end_turn"):
         if kind in by:
             return by[kind][0]
@@ -118,6 +121,7 @@ class Friends:
         self.game_id = game_id
         self.table = Table(people, game_id)
         self.decisions = 0
+        self.drew: set[tuple[str, int, int]] = set()  # (who, game turn, round) she drew in
         self.latencies: list[float] = []  # ms, click -> another page shows the version
         self.idle_since = time.monotonic()  # since when no present person could move
         self.longest_idle = 0.0
@@ -160,7 +164,11 @@ class Friends:
         for person, s in movers:
             if skip is not None and skip(person, s):
                 continue
-            self.table.perform(person, s, choose(s["legal"]))
+            when = (person.name, s["view"]["turn"], s["view"]["round"])
+            action = choose(s["legal"], when in self.drew)
+            if action["type"] == "draw":
+                self.drew.add(when)
+            self.table.perform(person, s, action)
             self.decisions += 1
             self.note_idle(True)
             return "moved"
@@ -286,11 +294,15 @@ def test_a_friends_table_never_waits_for_the_absent(
         bob.page.locator("#log-list li", has_text=standin_line).first.scroll_into_view_if_needed()
         bob.page.screenshot(path=str(SHOTS / "friends-standin-announced.png"))
 
-        # She stays away a while longer, the table plays on without her.
-        away_until = time.monotonic() + 15
-        while time.monotonic() < away_until:
-            if friends.step() == "over":
-                break
+        # She stays away a while longer, the table plays on without her: at least 5 s,
+        # till the rounds of the game turn have begun (the game is far from over), at
+        # most 20 s.
+        back_at = announced_at + 20
+        while time.monotonic() < back_at:
+            assert friends.step() != "over", "the game ended while she was away"
+            s = friends.state(alice) or {}
+            if ((s.get("view") or {}).get("round") or 0) >= 1:
+                back_at = min(back_at, announced_at + 5)
             time.sleep(0.05)
         friends.read_latencies()
 
