@@ -436,6 +436,8 @@ def bot_action(game: Game, state: dict[str, Any], seat: Seat) -> dict[str, Any]:
     level = bot_for(seat)
     assert level is not None
     legal = engine.legal_actions(state, seat.index)
+    if not seat.bot_level:  # a stand-in keeps an absent person's seat, it does not trade it
+        legal = standins.caretaker(legal)
     rng = random.Random(f"{game.seed}:{game.last_action}")
     action = bots.choose_action(
         level,

@@ -151,3 +151,25 @@ def on_finish(db: Session, game: Game) -> None:
         }
         game.result_notes = notes
     ratings.rate_game(db, game)
+
+
+#: what a stand-in never does for an absent person: bind her to a new agreement (20.14 an
+#: offer or a counter, accepting one), or end one of hers (20.3 cancel, 20.44 renounce)
+_BINDING = {"offer", "cancel", "renounce"}
+
+
+def caretaker(legal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The legal actions a stand-in may choose among for an absent person.
+
+    A stand-in keeps the seat as she left it (as webDiplomacy's civil disorder holds its
+    units): it plays the board, but signs nothing binding in her name, breaks none of
+    her agreements and refuses the offers made to her, so she never comes back to a
+    claim or her talents traded away. Where that would leave nothing, the list is kept.
+    """
+    kept = [
+        a
+        for a in legal
+        if a.get("type") not in _BINDING
+        and not (a.get("type") == "answer_offer" and a.get("answer") != "refuse")
+    ]
+    return kept or legal
