@@ -26,9 +26,10 @@ from app.services import (
     replays,
     tablevotes,
 )
-from app.services.errors import Invalid
+from app.services.errors import Forbidden, Invalid
 from app.services.inputs import ActionBody, ActionModel
 from app.store import blocking
+from app.store.models import Game
 from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser, publish
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, parse_json, seq_query
 from app.web.schemas import (
@@ -119,15 +120,19 @@ def undo(
     return result.to_json()
 
 
+def _committed(db: Session, game: Game) -> dict[str, Any]:
+    """A seat's own change to the table (back, away, more time): commit, then push it."""
+    db.commit()
+    publish(game.id, game.version)
+    return {"ok": True, "version": game.version}
+
+
 @router.post(
     "/games/{game_id}/reclaim",
     summary="I'm back: take your seat back from the stand-in (any move of yours does too)",
 )
 def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = absence.come_back(db, game_id, user.id)
-    db.commit()
-    publish(game.id, game.version)
-    return {"ok": True, "version": game.version}
+    return _committed(db, absence.come_back(db, game_id, user.id))
 
 
 @router.post(
@@ -135,10 +140,7 @@ def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[
     summary="I'm away: your standing orders and a stand-in play your seat at once",
 )
 def away(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = absence.go_away(db, game_id, user.id)
-    db.commit()
-    publish(game.id, game.version)
-    return {"ok": True, "version": game.version}
+    return _committed(db, absence.go_away(db, game_id, user.id))
 
 
 @router.post(
@@ -146,10 +148,7 @@ def away(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str
     summary="More time: one extension of your own time bank (a few per game)",
 )
 def extend(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = absence.extend(db, game_id, user.id)
-    db.commit()
-    publish(game.id, game.version)
-    return {"ok": True, "version": game.version}
+    return _committed(db, absence.extend(db, game_id, user.id))
 
 
 @router.post(
@@ -170,8 +169,6 @@ def get_orders(game_id: GameId, db: DB, user: CurrentUser) -> dict[str, Any]:
     game = lobby.get_game(db, game_id)
     seat = lobby.seat_of(game, user.id)
     if seat is None:
-        from app.services.errors import Forbidden
-
         raise Forbidden("You have no seat in this game.")
     return {"orders": seat.standing_orders, "version": game.version}
 
