@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.graphs import find_cycle
+
 APP = Path(__file__).resolve().parents[1] / "app"
 MAX_LINES = 900
 
@@ -101,33 +103,6 @@ def imports_of(module: str, source: str, is_package: bool, modules: set[str]) ->
 def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
     modules = set(sources)
     return {m: imports_of(m, src, pkg, modules) for m, (src, pkg) in sources.items()}
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of the graph as a path that returns to its start, or None."""
-    colour: dict[str, int] = {}  # 1 on the path, 2 done
-    path: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        colour[m] = 1
-        path.append(m)
-        for n in sorted(graph.get(m, ())):
-            if colour.get(n) == 1:
-                return path[path.index(n) :] + [n]
-            if n not in colour:
-                found = visit(n)
-                if found:
-                    return found
-        path.pop()
-        colour[m] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in colour:
-            found = visit(m)
-            if found:
-                return found
-    return None
 
 
 def layer_of(module: str) -> int:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.graphs import find_cycle
+
 ENGINE = Path(__file__).resolve().parents[2] / "app" / "engine"
 PACKAGE = "app.engine"
 
@@ -41,33 +43,6 @@ def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
     which only re-exports, is left out: `from app.engine import rng` reaches `rng`)."""
     modules = set(sources)
     return {m: engine_imports(src, modules) - {m} for m, src in sources.items()}
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of the graph as a path that returns to its start, or None."""
-    colour: dict[str, int] = {}  # 1 on the path, 2 done
-    path: list[str] = []
-
-    def visit(m: str) -> list[str] | None:
-        colour[m] = 1
-        path.append(m)
-        for n in sorted(graph.get(m, ())):
-            if colour.get(n) == 1:
-                return path[path.index(n) :] + [n]
-            if n not in colour:
-                found = visit(n)
-                if found:
-                    return found
-        path.pop()
-        colour[m] = 2
-        return None
-
-    for m in sorted(graph):
-        if m not in colour:
-            found = visit(m)
-            if found:
-                return found
-    return None
 
 
 def engine_sources() -> dict[str, str]:
