@@ -20,7 +20,8 @@ from app.store.models import Game, Seat
 from app.store.types import utcnow
 
 
-def _my_seat(db: Session, game_id: int, user_id: int) -> tuple[Game, Seat]:
+def seated(db: Session, game_id: int, user_id: int) -> tuple[Game, Seat]:
+    """The locked running game and my seat in it (403 with none, 409 when not running)."""
     game = gamelog.lock_game(db, game_id)
     seat = lobby.seat_of(game, user_id)
     if seat is None:
@@ -33,7 +34,7 @@ def _my_seat(db: Session, game_id: int, user_id: int) -> tuple[Game, Seat]:
 def go_away(db: Session, game_id: int, user_id: int, now: datetime | None = None) -> Game:
     """I'm away: my standing orders and a stand-in play my seat from now on."""
     now = now or utcnow()
-    game, seat = _my_seat(db, game_id, user_id)
+    game, seat = seated(db, game_id, user_id)
     if seat.standin:
         raise Conflict('A stand-in already plays your seat; press "I\'m back" to return.')
     standins.stand_in(db, game, seat, "away", now)
@@ -63,7 +64,7 @@ def extend(db: Session, game_id: int, user_id: int, now: datetime | None = None)
     """More time for me: one extension of my own bank (the pace says how much and how
     many per game); said in the chronicle, so the table knows why it waits."""
     now = now or utcnow()
-    game, seat = _my_seat(db, game_id, user_id)
+    game, seat = seated(db, game_id, user_id)
     tc = clocks.control(game.pace)
     if tc is None:
         raise Invalid("This game has no clock: there is no time to extend.", code="no_clock")

@@ -15,8 +15,8 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from app.services import clocks, gamelog, lobby, play, standins
-from app.services.errors import Conflict, Forbidden, Invalid
+from app.services import absence, clocks, gamelog, play, standins
+from app.services.errors import Conflict, Invalid
 from app.store.models import Game, Seat
 from app.store.types import utcnow
 
@@ -75,12 +75,7 @@ def vote(
 ) -> Game:
     """Cast (or with `yes` False withdraw) my vote; the vote passes at a majority."""
     now = now or utcnow()
-    game = gamelog.lock_game(db, game_id)
-    mine = lobby.seat_of(game, user_id)
-    if mine is None:
-        raise Forbidden("You have no seat in this game.")
-    if game.status != "active":
-        raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
+    game, mine = absence.seated(db, game_id, user_id)
     target = None
     if kind == "skip" and seat_index is not None:
         target = next((s for s in game.seats if s.index == seat_index), None)
