@@ -334,17 +334,7 @@ def update_preferences(
     if email is not None:
         user.email = emails.normalise(email) if email.strip() else None
     if webhook_url is not None:
-        webhook_url = webhook_url.strip()
-        if webhook_url and not re.match(r"^https?://[^\s/]+", webhook_url):
-            raise Invalid("A webhook is an http:// or https:// URL.", field="webhook_url")
-        if len(webhook_url) > 500:
-            raise Invalid("That URL is too long.", field="webhook_url")
-        if webhook_url:
-            try:
-                webhooks.check_saved(webhook_url, allow_private_webhooks)
-            except webhooks.UnsafeWebhook as exc:
-                raise Invalid(str(exc), field="webhook_url") from exc
-        user.webhook_url = webhook_url or None
+        user.webhook_url = webhooks.saved_url(webhook_url, allow_private_webhooks)
     if notify_turns is not None:
         user.notify_turns = notify_turns
     if daily_digest is not None:

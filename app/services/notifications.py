@@ -278,15 +278,7 @@ def set_table_hook(db: Session, game: Game, user_id: int, url: str, allow_privat
     """A seated person sets (or, with "", clears) the game's chat-channel hook."""
     if lobby.seat_of(game, user_id) is None:
         raise Invalid("Only the people seated at this table can set its webhook.")
-    url = url.strip()
-    if len(url) > 500:
-        raise Invalid("That URL is too long.", field="webhook_url")
-    if url:
-        try:
-            webhooks.check_saved(url, allow_private)
-        except webhooks.UnsafeWebhook as exc:
-            raise Invalid(str(exc), field="webhook_url") from exc
-    game.webhook_url = url or None
+    game.webhook_url = webhooks.saved_url(url, allow_private)
     db.flush()
 
 

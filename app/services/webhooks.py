@@ -16,12 +16,15 @@ HTTP client.
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+
+from app.services.errors import Invalid
 
 TIMEOUT_S = 5.0
 LOCAL_NAMES = ("localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback")
@@ -63,6 +66,24 @@ def _refuse_address(address: str, host: str) -> None:
         raise UnsafeWebhook(
             f"A webhook must point to a public address; {named}, which is local or private."
         )
+
+
+def saved_url(url: str, allow_private: bool = False) -> str | None:
+    """A webhook URL as a form or the API gave it, checked for saving: stripped, at most
+    500 characters, http(s) and not private (`check_saved`); "" clears it (None).
+    Invalid (field ``webhook_url``) with the reason otherwise."""
+    url = url.strip()
+    if not url:
+        return None
+    if not re.match(r"^https?://[^\s/]+", url):
+        raise Invalid("A webhook is an http:// or https:// URL.", field="webhook_url")
+    if len(url) > 500:
+        raise Invalid("That URL is too long.", field="webhook_url")
+    try:
+        check_saved(url, allow_private)
+    except UnsafeWebhook as exc:
+        raise Invalid(str(exc), field="webhook_url") from exc
+    return url
 
 
 def check_saved(url: str, allow_private: bool = False) -> None:
