@@ -8,16 +8,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-STATURES = (
-    "military",
-    "administration",
-    "diplomacy",
-    "architecture",
-    "arts",
-    "philosophy",
-    "intrigue",
-)
-
 REQUIRED_FILES = (
     "areas",
     "seas",

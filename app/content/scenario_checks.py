@@ -13,7 +13,6 @@ from app.content.checks import (
     PATTERNS,
     RELATION_STATUSES,
     SLUG,
-    STATURES,
     Geo,
     Report,
     _id_list,
@@ -25,6 +24,7 @@ from app.content.checks import (
     _text,
     _unique_ids,
 )
+from app.engine.core import STATURES
 
 
 def check_rulers(rep: Report, data: Any, g: Geo) -> dict[str, dict[str, Any]]:

@@ -45,7 +45,6 @@ from app.content.checks import (
     REQUIRED_FILES,
     SEA_ID,
     SLUG,
-    STATURES,
     Geo,
     Report,
     _id_list,
@@ -59,6 +58,7 @@ from app.content.checks import (
 )
 from app.content.scenario_checks import check_rulers, check_scenarios, check_world
 from app.engine.content import DATA_DIR, load_content
+from app.engine.core import STATURES
 
 # re-exported: the checks' vocabulary, read by tests and tools from here
 __all__ = ["MAIN_SCENARIO", "STATURES", "Report", "_id_list", "_shape_ids", "validate"]

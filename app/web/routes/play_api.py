@@ -159,9 +159,7 @@ def table_vote(
     game_id: GameId, body: VoteBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     game = tablevotes.vote(db, game_id, user.id, body.kind, body.seat, body.yes)
-    db.commit()
-    publish(game.id, game.version)
-    return {"ok": True, "version": game.version, "clock": play.game_fields(game)["clock"]}
+    return {**_committed(db, game), "clock": play.game_fields(game)["clock"]}
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")
