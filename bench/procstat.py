@@ -4,6 +4,7 @@ limit (the bench's client, PostgreSQL and the server share the same cores)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -12,6 +13,25 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a process (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def family(pid: int) -> list[int]:
+    """`pid` and its descendants (a ``serve --workers`` parent and its workers)."""
+    found = [pid]
+    for each in found:
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{each}/task").iterdir():
+                found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def family_cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of `pid` and its live descendants."""
+    total = 0.0
+    for each in family(pid):
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(each)
+    return total
 
 
 def machine_ticks() -> tuple[int, int]:

@@ -1,7 +1,7 @@
 """Websocket fan-out: commit -> receipt latency on every socket of N live games.
 
     python bench/ws_fanout.py --games N [--moves M] [--think S] [--db sqlite|postgresql]
-                              [--warmup K] [--whole] [--json]
+                              [--warmup K] [--whole] [--workers W [--spread]] [--json]
 
 Every socket asks for patches, as the page does (``--whole``: whole updates, as before),
 and applies them as live.js does; the figures include how many updates came as patches
@@ -38,6 +38,13 @@ What it does (loopback only, bounded):
    client shares the machine with the server: when the machine is near 1, the tail
    latencies are the run queue's, not the server's.
 
+``--workers W`` (PostgreSQL): the server is ``imperial-glory serve --workers W``, which
+keeps each game's sockets on one worker; CPU and memory are then the sum over the
+parent and its workers. ``--spread`` spreads each game's six sockets over the workers
+on purpose instead (seat i on worker i mod W, through the server's bench-only
+``--bench-routing``): what a game costs when the processes holding its sockets apply
+each other's moves.
+
 Prints one JSON object (``--json``) or a short table. Asserts nothing about speed.
 """
 
@@ -69,13 +76,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procstat import cpu_seconds, machine_ticks  # noqa: E402
+from procstat import family, family_cpu_seconds, machine_ticks  # noqa: E402
 
 from app.realtime import patch  # noqa: E402
 
 
 def rss_kb(pid: int) -> int:
-    """The resident set of a process in KB (Linux /proc)."""
+    """The resident set of a process and its descendants in KB (Linux /proc)."""
+    return sum(_rss_kb(each) for each in family(pid))
+
+
+def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
@@ -98,7 +109,7 @@ def free_port() -> int:
 class Server:
     """One ``imperial-glory serve`` subprocess on a fresh database."""
 
-    def __init__(self, db: str, workdir: Path) -> None:
+    def __init__(self, db: str, workdir: Path, workers: int = 1, spread: bool = False) -> None:
         self.db = db
         self.workdir = workdir
         self.pg_name: str | None = None
@@ -125,7 +136,9 @@ class Server:
         )  # one address, many players
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
-            + ["--port", str(self.port)],
+            + ["--port", str(self.port)]
+            + (["--workers", str(workers)] if workers > 1 else [])
+            + (["--bench-routing"] if spread else []),
             cwd=ROOT,
             env=env,
             stdout=self.log,
@@ -370,9 +383,11 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     tables: list[list[Sock]] = []
     for game_id in games:
         table = []
-        for person in people:
+        for i, person in enumerate(people):
+            # --spread: seat i on worker i mod W (the server's --bench-routing)
+            query = f"?ig_worker={i % args.workers}" if args.spread else ""
             ws = await connect(
-                f"{ws_base}/ws/games/{game_id}",
+                f"{ws_base}/ws/games/{game_id}{query}",
                 additional_headers={"Cookie": f"ig_session={person.cookie}"},
                 max_size=None,
                 open_timeout=120,
@@ -398,7 +413,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     gc.disable()
     stats["measure"] = True
     stats["messages"] = stats["bytes"] = 0
-    cpu0 = cpu_seconds(pid)
+    cpu0 = family_cpu_seconds(pid)
     mine0 = time.process_time()
     busy0, total0 = machine_ticks()
     t1 = time.monotonic()
@@ -413,7 +428,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     client_cpu = time.process_time() - mine0
     gc.enable()
     rss_end = rss_kb(pid)
-    cpu = cpu_seconds(pid) - cpu0
+    cpu = family_cpu_seconds(pid) - cpu0
     for table in tables:
         for s in table:
             await s.ws.close()
@@ -433,6 +448,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "games": args.games,
         "sockets": args.games * len(POWERS),
         "db": args.db,
+        "workers": args.workers,
+        "spread": args.spread,
         "scenario": SCENARIO,
         "moves_per_game": args.moves,
         "think_s": args.think,
@@ -500,11 +517,21 @@ def main(argv: list[str] | None = None) -> int:
         "--whole", action="store_true", help="ask for whole updates, not patches (as before)"
     )
     parser.add_argument("--server-log", help="keep the server's log at this path")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="serve --workers W (PostgreSQL only)"
+    )
+    parser.add_argument(
+        "--spread", action="store_true", help="each game's sockets over all the workers"
+    )
     args = parser.parse_args(argv)
+    if args.workers > 1 and args.db != "postgresql":
+        parser.error("--workers needs --db postgresql")
+    if args.spread and args.workers < 2:
+        parser.error("--spread needs --workers 2 or more")
     if not 1 <= args.games <= 1000 or not 1 <= args.moves <= 1000:
         parser.error("--games and --moves must be between 1 and 1000")
     with tempfile.TemporaryDirectory(prefix="ig-bench-") as tmp:
-        server = Server(args.db, Path(tmp))
+        server = Server(args.db, Path(tmp), args.workers, args.spread)
         try:
             result = asyncio.run(run(args, server))
         finally:

@@ -247,6 +247,8 @@ class LiveServer:
     env: dict[str, str] = field(default_factory=dict)
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    #: more arguments to ``serve`` (``--workers 2``)
+    args: list[str] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -281,6 +283,7 @@ class LiveServer:
                     "127.0.0.1",
                     "--port",
                     str(self.port),
+                    *self.args,
                 ],
                 cwd=ROOT,
                 env=env,
@@ -327,9 +330,13 @@ ServerFactory = Callable[..., LiveServer]
 def _servers(workdir: Path) -> Iterator[ServerFactory]:
     started: list[LiveServer] = []
 
-    def start(database_url: str, env: dict[str, str] | None = None) -> LiveServer:
+    def start(
+        database_url: str, env: dict[str, str] | None = None, args: list[str] | None = None
+    ) -> LiveServer:
         migrate(database_url)
-        server = LiveServer(database_url=database_url, workdir=workdir, env=dict(env or {}))
+        server = LiveServer(
+            database_url=database_url, workdir=workdir, env=dict(env or {}), args=list(args or [])
+        )
         started.append(server)
         server.start()
         return server

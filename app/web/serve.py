@@ -1,4 +1,7 @@
-"""`imperial-glory serve [--host H] [--port P]` — uvicorn on the app factory.
+"""`imperial-glory serve [--host H] [--port P] [--workers N]` — uvicorn on the app factory.
+
+``--workers N`` (N > 1, PostgreSQL only): N processes on the one port, each game's
+sockets and requests on one of them (app/web/workers.py).
 
 PORT (environment) overrides the default port; an explicit --port wins over both.
 LOG_FORMAT=json (or --log-format json) writes structured logs, one JSON object a line.
@@ -8,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 import uvicorn
 
 from app.config import get_settings
-from app.web.http_guard import GuardedHttpProtocol
 
 
 def main(argv: list[str]) -> int:
@@ -23,7 +26,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--reload", action="store_true", help="reload on code changes (development)"
     )
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes, each game on one of them (PostgreSQL only; app/web/workers.py)",
+    )
+    parser.add_argument(
+        "--bench-routing",
+        action="store_true",
+        help="benchmarks and tests only: ?ig_worker=K picks a connection's worker",
+    )
     parser.add_argument(
         "--log-format",
         choices=["text", "json"],
@@ -31,28 +44,40 @@ def main(argv: list[str]) -> int:
         help="json: one JSON object per line (default: LOG_FORMAT or text)",
     )
     args = parser.parse_args(argv)
+    if args.workers < 1:
+        parser.error("--workers must be 1 or more")
+    if args.workers > 1 and settings.is_sqlite:
+        parser.error(
+            "--workers needs PostgreSQL: on SQLite the processes would not see each "
+            "other's moves (DATABASE_URL=postgresql+psycopg://…), or run one process"
+        )
+    if args.workers > 1 and args.reload:
+        parser.error("--reload runs one process: leave out --workers")
     from app.store.cli import ensure_sqlite_dir
     from app.web.logs import log_config
 
     ensure_sqlite_dir(settings.database_url)
-    uvicorn.run(
-        "app.web.app:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        reload=args.reload,
-        workers=args.workers,
-        log_level=settings.log_level,
-        log_config=log_config(args.log_format, settings.log_level),
+    options: dict[str, Any] = {
+        "app": "app.web.app:create_app",
+        "factory": True,
+        "host": args.host,
+        "port": args.port,
+        "log_level": settings.log_level,
+        "log_config": log_config(args.log_format, settings.log_level),
         # The client's address: X-Forwarded-For, from the trusted proxies only.
-        proxy_headers=True,
-        forwarded_allow_ips=settings.trusted_proxies,
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.trusted_proxies,
         # Head and body timeouts, connections per address (app/web/http_guard.py).
-        http=GuardedHttpProtocol,
-        timeout_keep_alive=settings.http_keepalive_s,
+        "http": "app.web.http_guard:GuardedHttpProtocol",
+        "timeout_keep_alive": settings.http_keepalive_s,
         # permessage-deflate keeps a zlib window per socket (~250 KB each): off unless
         # asked for (settings.ws_compression), see docs/realtime.md.
-        ws_per_message_deflate=settings.ws_compression,
-        ws=settings.ws_protocol,
-    )
+        "ws_per_message_deflate": settings.ws_compression,
+        "ws": settings.ws_protocol,
+    }
+    if args.workers > 1:
+        from app.web import workers
+
+        return workers.run(options, args.workers, override=args.bench_routing)
+    uvicorn.run(**options, reload=args.reload)
     return 0
