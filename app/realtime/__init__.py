@@ -56,7 +56,7 @@ class Runtime:
         # sent the NOTIFY (``gamelog.write_held``).
         self.hub.notify_threadsafe(game_id, version, time.time())
         if self.publisher is not None and not notified:
-            self.publisher.publish(game_id, version)
+            self.publisher.publish(game_id, version, self.source.change(game_id, version))
         if self.bots is not None and self._bot_due(game_id, version):
             self.bots.notify_threadsafe(game_id)
 
@@ -96,7 +96,11 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         dsn = libpq_dsn(settings.database_url)
         rt.origin = secrets.token_hex(6)
         rt.listener = PgListener(
-            dsn, on_notify=hub.notify_remote, on_reconnect=hub.resync_all, origin=rt.origin
+            dsn,
+            on_notify=hub.notify_remote,
+            on_reconnect=hub.resync_all,
+            origin=rt.origin,
+            on_change=source.heard,
         )
         await rt.listener.start()
         rt.publisher = PgPublisher(dsn, origin=rt.origin)

@@ -172,6 +172,8 @@ class Hub:
         # game -> the newest version notified by this process; games needing a reload.
         self._notified: dict[int, int] = {}
         self._needs_db: set[int] = set()
+        # game -> the newest version another process notified (NOTIFY), not yet pushed
+        self._remote: dict[int, int] = {}
         # game -> the prints of the last version pushed from memory (render.Base)
         self._bases: dict[int, Any] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -251,7 +253,10 @@ class Hub:
         """A NOTIFY from PostgreSQL: another process changed the game. Loop thread only."""
         if not self._watched(game_id):
             return
-        self._needs_db.add(game_id)  # another process's change: reload once
+        if getattr(self.source, "follow", None) is None:
+            self._needs_db.add(game_id)  # another process's change: reload once
+        else:  # made this process's frame first, then pushed from memory
+            self._remote[game_id] = max(version, self._remote.get(game_id, -1))
         self._kick(game_id)
 
     def _watched(self, game_id: int) -> bool:
@@ -321,6 +326,7 @@ class Hub:
                     self._stamps.pop(game_id, None)
                     self._notified.pop(game_id, None)
                     self._needs_db.discard(game_id)
+                    self._remote.pop(game_id, None)
                     self._bases.pop(game_id, None)
                 elif dirty.is_set():  # raced with a join while ending
                     self._kick(game_id)
@@ -331,6 +337,19 @@ class Hub:
         members: set[Connection],
         joining: dict[Connection, tuple[int | None, int | None]],
     ) -> None:
+        remote = self._remote.pop(game_id, None)
+        if remote is not None and not joining and game_id not in self._needs_db:
+            # Another process's change: its frame here, from the database (the state
+            # moved on by the change's moves), then pushed as this process's own are.
+            after = min((c.last_seq for c in members if not c.closed), default=None)
+            follow: Any = getattr(self.source, "follow", None)
+            followed = after is not None and await asyncio.get_running_loop().run_in_executor(
+                self._executor, follow, game_id, after, remote
+            )
+            if not followed:
+                self._needs_db.add(game_id)
+        elif remote is not None:
+            self._needs_db.add(game_id)
         if (
             not joining
             and game_id not in self._needs_db

@@ -13,6 +13,9 @@
   statement, delivered by its commit: no publisher round trip.
 - Every payload names its process (``origin``): a listener drops its own process's
   notifications, whose changes the hub was told of directly, whenever they arrive.
+- A payload may carry the change's moves (``app/services/changes.py``): the listener
+  hands them to ``on_change`` before the hub hears of the change, so that the reload
+  applies them to the state it holds instead of replaying the game's log.
 """
 
 from __future__ import annotations
@@ -30,7 +33,13 @@ import psycopg
 from sqlalchemy.engine import make_url
 
 from app.services import logins
-from app.services.publisher import CHANNEL, LOGINS, decode_payload, encode_payload
+from app.services.publisher import (
+    CHANNEL,
+    LOGINS,
+    decode_change,
+    decode_payload,
+    encode_payload,
+)
 
 log = logging.getLogger("app.realtime.pg")
 
@@ -40,6 +49,7 @@ __all__ = [
     "LOGINS",
     "PgListener",
     "PgPublisher",
+    "decode_change",
     "decode_payload",
     "encode_payload",
     "libpq_dsn",
@@ -62,8 +72,11 @@ class PgListener:
         on_reconnect: Callable[[], None],
         channel: str = CHANNEL,
         origin: str = "",
+        on_change: Callable[[int, int, int, str, str | None], None] | None = None,
     ) -> None:
         self.dsn = dsn
+        #: (game, since, version, moves' JSON, the row's digest) of a change heard
+        self.on_change = on_change
         self.channel = channel
         self.origin = origin  # this process's notifications are not handed on
         self.on_notify = on_notify
@@ -115,6 +128,9 @@ class PgListener:
             self.received += 1
             game, version, origin = parsed
             if not origin or origin != self.origin:
+                change = decode_change(payload) if self.on_change is not None else None
+                if change is not None and self.on_change is not None:
+                    self.on_change(game, change[0], version, change[2], change[1])
                 self.on_notify(game, version)
 
     async def stop(self) -> None:
@@ -158,7 +174,7 @@ class PgPublisher:
         self.dsn = dsn
         self.channel = channel
         self.origin = origin
-        self._queue: queue.SimpleQueue[tuple[int, int] | str | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[int, int, Any] | str | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="ig-pg-notify", daemon=True)
         self.sent = 0
 
@@ -169,12 +185,23 @@ class PgPublisher:
         self._queue.put(None)
         self._thread.join(timeout)
 
-    def publish(self, game_id: int, version: int) -> None:
-        self._queue.put((game_id, version))
+    def publish(
+        self, game_id: int, version: int, change: tuple[int, Any, Any] | None = None
+    ) -> None:
+        """NOTIFY that `game_id` is at `version`; `change`: (since, moves, digest)."""
+        self._queue.put((game_id, version, change))
 
     def publish_logout(self) -> None:
         """Every process drops its cached session lookups (someone logged out)."""
         self._queue.put(LOGINS)
+
+    def _payload(self, game_id: int, version: int, change: tuple[int, Any, Any] | None) -> str:
+        if change is None:
+            return encode_payload(game_id, version, self.origin)
+        since, moves, digest = change
+        if isinstance(moves, str):  # as heard: not sent on
+            return encode_payload(game_id, version, self.origin)
+        return encode_payload(game_id, version, self.origin, since, moves, digest)
 
     def _run(self) -> None:
         conn: psycopg.Connection | None = None
@@ -187,7 +214,7 @@ class PgPublisher:
                 try:
                     if conn is None or conn.closed:
                         conn = psycopg.connect(self.dsn, autocommit=True)
-                    payload = item if isinstance(item, str) else encode_payload(*item, self.origin)
+                    payload = item if isinstance(item, str) else self._payload(*item)
                     conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
                     self.sent += 1
                     delay = 0.1

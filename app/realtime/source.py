@@ -26,7 +26,17 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
-from app.services import chat, eventlog, gamelog, lobby, logins, play, publisher
+from app.services import (
+    changes,
+    chat,
+    eventlog,
+    follow,
+    gamelog,
+    lobby,
+    logins,
+    play,
+    publisher,
+)
 from app.services.errors import ServiceError
 from app.services.inputs import ActionBody
 from app.store import blocking
@@ -66,6 +76,54 @@ class ServiceSource:
         if self._db_key is None:
             return None
         return gamelog.frames.get(self._db_key, game_id)
+
+    def follow(self, game_id: int, after_event: int, version: int) -> bool:
+        """Another process committed `version` of `game_id`: make it this process's
+        frame (``follow.frame_of``, the events after `after_event`), for the hub to push
+        from memory. False when it cannot (no new version: chat, a lobby change; a
+        game not started): the hub reloads instead."""
+        if self._db_key is None:
+            return False
+        held = gamelog.frames.get(self._db_key, game_id)
+        if held is not None and held[0].version >= version:
+            return False  # nothing new to this process: the reload finds what changed
+        try:
+            with self.session() as db:
+                got = changes.changes.ending(self._db_key, game_id, version)
+                digest = got[2] if got is not None else None
+                frame = gamelog.reread(
+                    lambda: follow.frame_of(db, game_id, after_event, version, digest),
+                    before_again=db.rollback,
+                )
+        except ServiceError:
+            return False
+        if frame is None or frame.version < version:
+            return False
+        gamelog.frames.put(self._db_key, frame)
+        return True
+
+    def change(self, game_id: int, version: int) -> tuple[int, Any, str | None] | None:
+        """(since, moves, digest) of this process's change that made `version` of
+        `game_id`, when it is held: what its NOTIFY carries (``app/services/changes.py``;
+        the digest of the row it wrote, from its frame)."""
+        if self._db_key is None:
+            return None
+        change = changes.changes.ending(self._db_key, game_id, version)
+        if change is None:
+            return None
+        held = gamelog.frames.get(self._db_key, game_id)
+        digest = held[0].digest if held is not None and held[0].version == version else None
+        return change[0], change[1], digest
+
+    def heard(
+        self, game_id: int, since: int, version: int, moves: str, digest: str | None = None
+    ) -> None:
+        """Another process's NOTIFY carried the moves of its change `since` -> `version`
+        (and the digest of the row it wrote): kept for this process's next load of the
+        game (``changes.catch_up``) and its frame (``follow``)."""
+        # Only for a game whose state is held: the others would be replayed anyway.
+        if self._db_key is not None and gamelog.states.latest(self._db_key, game_id):
+            changes.changes.put(self._db_key, game_id, since, version, moves, digest)
 
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:

@@ -37,9 +37,9 @@ import orjson
 from sqlalchemy import Table, bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
-from app.services import publisher
+from app.services import changes, publisher
 from app.services.errors import Conflict, NotFound
-from app.services.publisher import CHANNEL, encode_payload
+from app.services.publisher import CHANNEL, DIGEST_MARK, encode_payload
 from app.services.rows import (
     GameRow,
     Prior,
@@ -140,6 +140,10 @@ class StateCache:
             while len(self._states) > self.size:
                 engine.thaw(self._states.popitem(last=False)[1][2])
 
+    def latest(self, db_key: str, game_id: int) -> tuple[int, int | None, dict[str, Any]] | None:
+        with self._lock:  # the newest (version, seed, state) held, whatever its version
+            return self._states.get((db_key, game_id))
+
     def clear(self) -> None:
         from app import engine
 
@@ -227,13 +231,15 @@ def _after_commit(db: Session) -> None:
 
     db.info.pop(_WRITER, None)
     now = time.time()
-    for kind, item in db.info.pop(_PENDING, ()):
+    pending = db.info.pop(_PENDING, [])
+    for kind, item in pending:
         if kind == "state":
             states.put(*item)
-        else:
+        elif kind == "frame":
             key, frame = item
             frame.committed_at = now
             frames.put(key, frame)
+    changes.committed(pending)  # the moves: what the NOTIFY of these changes carries
 
 
 @event.listens_for(Session, "after_rollback")
@@ -449,24 +455,25 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
     hit = states.get(key, game.id, game.version, game.seed)
     if hit is not None:
         return hit
-    conn = db.connection()
-    text: str | None
-    if isinstance(game, GameRow):
-        seq = game.state_seq
-        text = game.state_text or _snapshot_text(db, game.id, seq, game.version)
-    else:
-        text, seq = game.state, game.state_seq
-    state = parse_state(text or "")
-    if game.last_action > seq:
-        rows = conn.execute(
-            _LOG_AFTER, {"game_id": game.id, "after": seq, "upto": game.last_action}
-        ).all()
+    # The version held and the changes heard since (another process's moves), or
+    state = changes.catch_up(states.latest(key, game.id), key, game.id, game.version, game.seed)
+    if state is None:  # the snapshot and the actions after it
+        text: str | None
+        if isinstance(game, GameRow):
+            seq = game.state_seq
+            text = game.state_text or _snapshot_text(db, game.id, seq, game.version)
+        else:
+            text, seq = game.state, game.state_seq
+        state = parse_state(text or "")
+        after = {"game_id": game.id, "after": seq, "upto": game.last_action}
+        rows = db.connection().execute(_LOG_AFTER, after).all() if game.last_action > seq else []
         # An undo committed since the row was read removes its last action (and may
         # append another under the same seq, at a later version): not this version.
         if len(rows) != game.last_action - seq or any(v > game.version for _, _, v in rows):
             raise _moved_on(game.id)
         for seat, action, _ in rows:
             state, _ = engine.apply(state, seat, action)
+        log.debug("game %s: replayed from its snapshot (%d actions)", game.id, len(rows))
     if isinstance(game, GameRow) and not db.info.get(_PENDING):
         # Read straight from the row at the start of the transaction: committed.
         states.put(key, game.id, game.version, game.seed, state)
@@ -649,6 +656,7 @@ def record(
     else:
         assert db is not None, "record() writes at once only with a session"
         _insert(db, Appends([action_row], event_rows))
+        _pending(db).append(("moves", [action_row]))
     return Recorded(game.last_action, game.version, first, game.last_event, rows)
 
 
@@ -727,6 +735,7 @@ def write_row(
     postgres = conn.dialect.name == "postgresql"
     statement = _UPDATE_GAME
     if appends is not None:
+        _pending(db).append(("moves", appends.actions))
         merge = 0 < len(appends.actions) <= MERGE_MAX_ACTIONS
         if merge and postgres:
             if appends.events:
@@ -794,7 +803,7 @@ WITH g AS (
   FROM g, jsonb_to_recordset(%(events)s) AS r(seq int, action_seq int, visible_to jsonb,
     payload jsonb)
 )
-SELECT g.digest, pg_notify(%(channel)s, %(payload)s) FROM g
+SELECT g.digest, pg_notify(%(channel)s, replace(%(payload)s, chr(1), g.digest)) FROM g
 """
 
 
@@ -850,6 +859,7 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
     """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
     from psycopg.types.json import Jsonb
 
+    moves, mark = changes.moves_of(appends.actions), DIGEST_MARK
     return {
         "id": game.id,
         "expected": expected,
@@ -867,7 +877,8 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
         "actions": Jsonb(appends.actions, _json_bytes),
         "events": Jsonb(appends.events, _json_bytes),
         "channel": CHANNEL,
-        "payload": encode_payload(game.id, game.version, publisher.origin()),
+        # the new digest is put in by the statement, for chr(1) (DIGEST_MARK)
+        "payload": encode_payload(game.id, game.version, publisher.origin(), expected, moves, mark),
     }
 
 

@@ -14,7 +14,9 @@ listener (``app/realtime/pg.py``) reads it.
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from typing import Any, Protocol
+
+import orjson
 
 log = logging.getLogger("app.realtime")
 
@@ -64,9 +66,31 @@ def origin() -> str:
     return current.origin if current is not None else ""
 
 
-def encode_payload(game_id: int, version: int, origin: str = "") -> str:
-    """``game:version``, and ``:origin`` (the sending process) when it has one."""
+#: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more
+NOTIFY_MAX = 7999
+#: stands for the row's digest in a payload the database completes (``gamelog.write_held``):
+#: a character JSON never holds raw, so it is found nowhere else in the payload
+DIGEST_MARK = "\x01"
+
+
+def encode_payload(
+    game_id: int,
+    version: int,
+    origin: str = "",
+    since: int | None = None,
+    moves: list[tuple[int, dict[str, Any]]] | None = None,
+    digest: str | None = None,
+) -> str:
+    """``game:version``, and ``:origin`` (the sending process) when it has one; then
+    ``:since:digest:moves`` (the change's first version, the database's digest of the
+    row it wrote or "", and its moves as JSON: ``app/services/changes.py``) when given
+    and the whole fits a NOTIFY (a digest counted at its full 32 characters)."""
     head = f"{int(game_id)}:{int(version)}"
+    if since is None or moves is None:
+        return f"{head}:{origin}" if origin else head
+    whole = f"{head}:{origin}:{int(since)}:{digest or ''}:" + orjson.dumps(moves).decode()
+    if len(whole.encode()) + (31 if digest == DIGEST_MARK else 0) <= NOTIFY_MAX:
+        return whole
     return f"{head}:{origin}" if origin else head
 
 
@@ -74,7 +98,20 @@ def decode_payload(payload: str) -> tuple[int, int, str] | None:
     """(game, version, origin: "" when none is named), or None for anything else."""
     try:
         game, _, rest = payload.partition(":")
-        version, _, origin = rest.partition(":")
+        version, _, rest = rest.partition(":")
+        origin, _, _change = rest.partition(":")
         return int(game), int(version), origin
+    except ValueError:
+        return None
+
+
+def decode_change(payload: str) -> tuple[int, str | None, str] | None:
+    """The change a payload carries: (its first version, the row's digest or None, its
+    moves' JSON text), or None."""
+    parts = payload.split(":", 5)
+    if len(parts) != 6:
+        return None
+    try:
+        return int(parts[3]), parts[4] or None, parts[5]
     except ValueError:
         return None

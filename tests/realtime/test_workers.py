@@ -59,7 +59,10 @@ def _workers(parent: int) -> dict[int, int]:
     found: dict[int, int] = {}
     for task in Path(f"/proc/{parent}/task").iterdir():
         for pid in (task / "children").read_text().split():
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            try:
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            except OSError:  # exited, and not yet reaped
+                continue
             for entry in environ:
                 if entry.startswith(b"IG_WORKER="):
                     found[int(entry.split(b"=", 1)[1])] = int(pid)

@@ -1,0 +1,68 @@
+"""Another process's change of a game, as a ``gamelog.Frame`` of this process.
+
+The process that commits a change pushes it to its own sockets from memory (its
+``Frame``: the new state, the game's fields, the change's events). A process that only
+hears of the change (NOTIFY) builds the same frame here, so that its hub pushes from
+memory too instead of building every user's whole view again: one read of the game
+row, its state from the state cache moved on by the change's moves
+(``app/services/changes.py``: no replay of the log), and one read of the new events.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Table, bindparam, select
+from sqlalchemy.orm import Session
+
+from app.services import gamelog, play
+from app.store.models import Event
+
+_E: Table = Event.__table__  # type: ignore[assignment]
+_EVENTS = (
+    select(_E.c.seq, _E.c.action_seq, _E.c.visible_to, _E.c.payload)
+    .where(
+        _E.c.game_id == bindparam("game_id"),
+        _E.c.seq > bindparam("after"),
+        _E.c.seq <= bindparam("upto"),
+    )
+    .order_by(_E.c.seq)
+)
+
+
+def frame_of(
+    db: Session, game_id: int, after_event: int, version: int, digest: str | None = None
+) -> gamelog.Frame | None:
+    """The game as committed now, with its events after `after_event`, as a frame; None
+    for a game not started, or when the events read are not all of them (an undo
+    removed some meanwhile: the caller reloads instead).
+
+    `digest`: the database's digest of the row at `version`, as the change's writer
+    had it. When the row read is at `version`, the frame holds it and its digest, so
+    that this process's next move of the game is written in one statement
+    (``gamelog.write_held``, which checks that digest in the database: a row changed
+    since, at the same version, is caught there)."""
+    row = gamelog.read_row(db, game_id)
+    if not row.started or row.last_event < after_event:
+        return None
+    state = gamelog.load_state(row, db)
+    params = {"game_id": game_id, "after": after_event, "upto": row.last_event}
+    events = [
+        (r.seq, r.action_seq, r.visible_to, r.payload)
+        for r in db.connection().execute(_EVENTS, params)
+    ]
+    if row.last_event > after_event and (not events or events[-1][0] != row.last_event):
+        return None
+    return gamelog.Frame(
+        game_id=row.id,
+        version=row.version,
+        state=state,
+        fields=play.game_fields(row),  # type: ignore[arg-type]
+        deadlines=dict(row.deadlines or {}),
+        undo_seat=row.undo_seat,
+        first_event=after_event,
+        last_event=row.last_event,
+        events=events,
+        seats={s.user_id: s.index for s in row.seats if s.user_id is not None},
+        server_turn=row.server_turn,
+        row=gamelog.copy_row(row) if digest and row.version == version else None,
+        digest=digest if row.version == version else None,
+    )
