@@ -6,7 +6,7 @@ An agreement is worth to a party what its lasting items still bring over the gam
 turns it has left (tribute, pledged votes, non-aggression), valued as a new bundle
 would be (``Grand.worth``), less what it bars: votes pledged by an accursed partner
 are worth nothing (22.12), and non-aggression keeps a threatened power out of the
-coalition it would join (3.53). The bot offers to cancel when keeping the agreement
+coalition it would join (3.53, ``Grand.barred_shelter``). The bot offers to cancel when keeping the agreement
 costs it and the partner, judged by the same rule from its seat, would let it go (it
 is worth no more to it than a pact with a far-away power): the case where it no
 longer serves both, so the offer is likely taken and worth the move. It accepts a
@@ -70,17 +70,7 @@ def keep_worth(pol: Politics, ag: dict[str, Any]) -> float:
     terms = [t for t in ag.get("terms") or [] if t in LASTING]
     if "alliance" in terms:  # its pledges are valued above, one by one
         terms = ["non_aggression"]
-    value = Grand(pol).worth(mine, theirs, terms, left, other)
-    if terms:
-        value -= _barred_join(pol)
-    return value
-
-
-def _barred_join(pol: Politics) -> float:
-    """3.53: what joining a coalition would be worth to us, barred while bound."""
-    if pol.head(pol.seat) != pol.seat or pol.seat in pol.hegemons:
-        return 0.0
-    return max([pol._join(h) for h in pol.hegemons if h != pol.seat] + [0.0])
+    return Grand(pol).worth(mine, theirs, terms, left, other)
 
 
 def _partner(pol: Politics, other: int) -> Politics:

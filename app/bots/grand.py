@@ -46,6 +46,7 @@ ACCURSED_PER_TURN = 1.0
 SAFETY_SHARE = 0.35  # of the border a stronger neighbour could take from us
 OFFER_ODDS = 0.85  # the chance a bundle sized to be taken is taken
 COUNTER_ODDS = 0.75  # the chance a counter is taken
+LEADER_PACT = 0.15  # of the leader's lead, a game turn bound to it
 
 
 def _side(value: Any) -> dict[str, Any]:
@@ -63,6 +64,7 @@ class Judgement(Protocol):
     seat: int
     players: list[dict[str, Any]]
     areas: dict[str, Any]
+    hegemons: list[int]
     mood: Temperament
 
     @property
@@ -75,6 +77,9 @@ class Judgement(Protocol):
     def leader(self) -> int | None: ...
     def lead(self) -> float: ...
     def bloc_strength(self, seat: int) -> float: ...
+    def head(self, seat: int) -> int: ...
+    def threat(self) -> int | None: ...
+    def _join(self, hegemon: int) -> float: ...
     def neighbours(self, other: int) -> bool: ...
     def at_war_with(self, other: int) -> bool: ...
     def border_worth(self, other: int) -> float: ...
@@ -91,6 +96,7 @@ class Grand:
         self.seat = politics.seat
         self._mirrors: dict[int, Grand] = {}
         self._breach: dict[int, float] = {}
+        self._shelter: dict[int, float] = {}
 
     def mirror(self, other: int) -> Grand:
         """``other``'s judgement of a bundle, by our rules from its seat (20.14)."""
@@ -127,6 +133,42 @@ class Grand:
             value -= 0.3 * pol.border_worth(other) * min(2.0, 1.0 / max(0.1, ratio))
         return value * pol.mood.peace if value > 0 else value
 
+    def barred_shelter(self, other: int) -> float:
+        """3.53: what a pact with ``other`` binding us (non-aggression or alliance) costs
+        us per game turn by barring us from a coalition against the power that threatens
+        us: the shelter the coalition would give, valued as a treaty with that threat
+        would be. Nothing for a hegemon, when the pact is with the threat (or its
+        hegemon) itself, or while no hegemon we would join stands: a pact in force can
+        be cancelled by consent when one rises (20.31)."""
+        got = self._shelter.get(other)
+        if got is not None:
+            return got
+        pol = self.pol
+        threat = pol.threat()
+        cost = 0.0
+        if (
+            threat is not None
+            and self.seat not in pol.hegemons
+            and pol.head(self.seat) == self.seat
+            and other not in (threat, pol.head(threat))
+            and any(pol._join(h) > 0 for h in pol.hegemons if h != self.seat)
+        ):
+            ratio = pol.bloc_strength(threat) / max(1.0, pol.bloc_strength(self.seat))
+            cost = SAFETY_SHARE * pol.border_worth_of(threat, self.seat) * min(2.0, ratio)
+            cost *= pol.mood.peace
+        self._shelter[other] = cost
+        return cost
+
+    def leader_pact(self, other: int) -> float:
+        """What a pact binding us to the power closest to victory (26.2) costs us per
+        game turn: it keeps us out of the wars and coalitions that would check it
+        (3.53, 20.13), a share of its lead. With two powers no one else could check
+        it, and our own war on it is weighed in ``peace_worth``."""
+        pol = self.pol
+        if len(pol.players) < 3 or other != pol.leader() or pol.lead() <= 0:
+            return 0.0
+        return LEADER_PACT * pol.lead() * pol.mood.leader
+
     def worth(self, mine: Any, theirs: Any, terms: list[str], turns: int, other: int) -> float:
         """The worth to us of a bundle where we give ``mine`` and get ``theirs``."""
         mine, theirs = _side(mine), _side(theirs)
@@ -145,7 +187,8 @@ class Grand:
         if mine["votes"] or "alliance" in terms:
             value -= 0.5 * VOTES_VALUE * turns
         if "non_aggression" in terms or "alliance" in terms:
-            value += self.peace_worth(other) * max(1, turns)
+            bars = self.barred_shelter(other) + self.leader_pact(other)
+            value += (self.peace_worth(other) - bars) * max(1, turns)
         elif "peace" in terms:
             value += self.peace_worth(other) * 0.6
         return value

@@ -1,6 +1,7 @@
 """The standard bot and cancellation by consent (rules 20.3, 3.53): it offers to cancel
 an agreement that no longer serves both parties, accepts such an offer, and refuses to
-let go of one that still serves it."""
+let go of one that still serves it; a new pact is worth less for the coalition it bars
+and when it binds us to the leader."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ from typing import Any
 from app import engine
 from app.bots import choose_action
 from app.bots.evaluate import Evaluator
+from app.bots.grand import Grand
 from app.bots.politics import Politics
 
 from .test_politics import FOUR, diplo_view, fresh, weaken
 
 KUSHAN, HAN, PARTHIA, XIONGNU = 2, 3, 1, 4
+EMPTY = {"talents": 0, "per_turn": 0, "areas": [], "claims": [], "votes": False}
 
 
 def _agreement(parties: list[int], **kw: Any) -> dict[str, Any]:
@@ -96,3 +99,32 @@ def test_20_3_no_offer_to_cancel_what_still_serves_us_and_no_consent_to_lose_a_t
         "standard", engine.view(s2, HAN), engine.legal_actions(s2, HAN), random.Random(0)
     )
     assert answer != accept  # refused, or countered (which refuses it, 20.15)
+
+
+def test_3_53_a_new_pact_is_worth_less_for_the_coalition_it_bars() -> None:
+    """Threatened Kushan, with a hegemon it would join standing, values non-aggression with
+    a third power less than it would without that hegemon (the shelter it gives up), and
+    a pact with the threat itself costs it no shelter."""
+    state = _threatened_kushan_bound_to_han()
+    state["relations"]["agreements"] = []
+    view, _ = diplo_view(KUSHAN, state)
+    grand = Grand(Politics(view))
+    assert grand.barred_shelter(HAN) > 0
+    assert grand.barred_shelter(PARTHIA) == 0  # the threat itself
+    pact = grand.worth(EMPTY, EMPTY, ["non_aggression"], 2, HAN)
+    state["relations"]["hegemons"] = []
+    free = Grand(Politics(diplo_view(KUSHAN, state)[0]))
+    assert free.barred_shelter(HAN) == 0
+    assert pact < free.worth(EMPTY, EMPTY, ["non_aggression"], 2, HAN)
+
+
+def test_a_pact_with_the_leader_costs_a_share_of_its_lead() -> None:
+    state = fresh()
+    view = engine.view(state, KUSHAN)
+    politics = Politics(view)
+    leader = politics.leader()
+    assert leader is not None and leader != KUSHAN and politics.lead() > 0
+    grand = Grand(politics)
+    assert grand.leader_pact(leader) > 0
+    other = next(s for s in range(6) if s not in (leader, KUSHAN))
+    assert grand.leader_pact(other) == 0
