@@ -7,7 +7,7 @@ seconds, a choice with odds to weigh (a petition, taxation, defense) more, and
 an endeavour, whose target and extra talents are chosen on the map, the most.
 Votes in a parley are cast at once by every voter, so a run of consecutive
 votes is charged once. A decision with a single legal action costs nothing: the
-server plays it for the person (`app.services.play.forced_action`). Taxing the court has
+server plays it for the person (`app.services.moves.forced_action`). Taxing the court has
 no odds to weigh (no rebellion check, rules 16.17) and the page raises its whole yield in
 one click, so it is charged as a click. The figures are a model, stated here so the report
 can say what its minutes mean; they are not measured from players.
@@ -51,7 +51,7 @@ def seconds_for(
     actions, given the action before it and the mover's ``court``."""
     kind = str(action.get("type", ""))
     if choices == 1 and kind != "offer":
-        return 0.0  # no choice: the server plays it (app.services.play.forced_action)
+        return 0.0  # no choice: the server plays it (app.services.moves.forced_action)
     if kind == "vote" and previous is not None and previous.get("type") == "vote":
         return 0.0  # voters decide at the same time
     if kind == "tax" and court is not None and action.get("area") == court:

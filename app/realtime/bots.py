@@ -3,7 +3,7 @@
 A person's submit only appends their action and commits; if a bot (or a stand-in for
 an absent player) is prompted next, the game row says so (``games.server_turn``) and
 the worker answers, like any player: it reads the game, lets the bot choose, and sends
-the choice through ``play.submit_server_move`` with the version it read (a stale one
+the choice through ``moves.submit_server_move`` with the version it read (a stale one
 is refused and the worker looks again). So a person's submit returns at the
 database's pace whatever the number of bots, and every bot move is its own short
 transaction, published like any other.
@@ -36,7 +36,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, play
+from app.services import gamelog, moves
 from app.services.errors import StaleVersion
 from app.store.models import Game
 
@@ -147,7 +147,7 @@ class BotWorker:
             row, state = gamelog.read_current(db, game_id)
             if row.status != "active" or state is None:
                 return False
-            seat = play.bot_turn(row, state)  # type: ignore[arg-type]
+            seat = moves.bot_turn(row, state)
             if seat is None:
                 if row.server_turn:  # nothing to do after all: clear the to-do flag
                     db.execute(
@@ -160,7 +160,7 @@ class BotWorker:
         action = self.choose(row, state, seat)
         db = self.factory()
         try:
-            result = play.submit_server_move(db, game_id, seat.index, action, row.version)
+            result = moves.submit_server_move(db, game_id, seat.index, action, row.version)
             db.commit()
         except StaleVersion:
             db.rollback()
@@ -176,7 +176,7 @@ class BotWorker:
         """The bot's choice, thought in the think pool: restarted once if it raises;
         the prompt's default if it fails again or thinks too long."""
         for attempt in range(THINK_ATTEMPTS):
-            future = self._think.submit(play.bot_action, game, state, seat)
+            future = self._think.submit(moves.bot_action, game, state, seat)
             try:
                 return future.result(timeout=self.think_timeout_s)
             except FutureTimeout:

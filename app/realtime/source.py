@@ -34,6 +34,7 @@ from app.services import (
     gamelog,
     lobby,
     logins,
+    moves,
     play,
     publisher,
 )
@@ -270,7 +271,7 @@ class ServiceSource:
                         "code": "not_logged_in",
                         "reason": "Your session has ended: log in again to play.",
                     }
-                result = play.submit_action(
+                result = moves.submit_action(
                     db,
                     game_id,
                     user_id,

@@ -4,7 +4,7 @@ app/services/play.py ``submit_action``) and "more time" (an extension of her own
 a few per game).
 
 Each is one short transaction on the locked game that moves its version, through the
-ORM path every platform change takes (``play.after_change``: standing orders answer, the
+ORM path every platform change takes (``moves.settle``: standing orders answer, the
 clocks and the bot worker's cue are set); the caller commits and publishes.
 """
 
@@ -14,7 +14,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from app.services import clocks, gamelog, lobby, play, standins
+from app.services import clocks, gamelog, lobby, moves, standins
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.models import Game, Seat
 from app.store.types import utcnow
@@ -39,7 +39,7 @@ def go_away(db: Session, game_id: int, user_id: int, now: datetime | None = None
         raise Conflict('A stand-in already plays your seat; press "I\'m back" to return.')
     standins.stand_in(db, game, seat, "away", now)
     game.version += 1
-    play.after_change(db, game, gamelog.load_state(game), acted=set(), now=now)
+    moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)
     return game
 
 
@@ -55,7 +55,7 @@ def come_back(db: Session, game_id: int, user_id: int, now: datetime | None = No
     standins.take_back(db, game, seat, now)
     game.version += 1
     if game.status == "active":
-        play.after_change(db, game, gamelog.load_state(game), acted=set(), now=now)
+        moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)
     db.flush()
     return game
 

@@ -286,7 +286,7 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     games and their records are untouched (they show the new name).
 
     Returns (game_id, version) of the games changed, to publish after the commit."""
-    from app.services import gamelog, lobby, play
+    from app.services import gamelog, lobby, moves
 
     if not verify_password(user, password):
         raise Invalid("Your password is not right.", code="wrong_password", field="password")
@@ -303,8 +303,8 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
         elif game.status == "active":
             seat = lobby.seat_of(game, user.id)
             if seat is not None and seat.standin is None:
-                seat.standin = play.STANDIN_LEVEL
-                play.after_change(db, game, gamelog.load_state(game), acted=set(), now=utcnow())
+                seat.standin = moves.STANDIN_LEVEL
+                moves.settle(db, game, gamelog.load_state(game), acted=set(), now=utcnow())
         changed.append((game.id, game.version))
     old_key = user.username_key
     user.username = user.username_key = f"deleted-{user.id}"

@@ -15,7 +15,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import gamelog, lobby, play, standins
+from app import engine
+from app.services import gamelog, lobby, moves, standins
 from app.store.models import Game
 from app.store.types import utcnow
 
@@ -35,8 +36,6 @@ def due_games(db: Session, now: datetime) -> list[int]:
 def expire(db: Session, game_id: int, now: datetime) -> int | None:
     """Hand the seats whose time ran out to their orders and a stand-in; the new
     version, or None if nothing was due."""
-    from app import engine
-
     game = gamelog.lock_game(db, game_id)
     if game.status != "active" or game.next_deadline is None or game.next_deadline > now:
         return None
@@ -44,7 +43,7 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
     overdue = sorted(
         int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
     )
-    standin = play.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
+    standin = moves.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
     acted: set[int] = set()
     for index in overdue:
         seat = next(s for s in game.seats if s.index == index)
@@ -57,12 +56,11 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         if prompt is None:
             continue
         action = engine.default_action(state, prompt)
-        state, events = engine.apply(state, index, action)
-        gamelog.record(db, game, index, action, events, "deadline")
+        state = moves.play_default(db, game, state, index, action)
         standins.announce_default(db, game, seat, action)
         acted.add(index)
     game.version += 1
-    play.after_change(db, game, state, acted=acted, now=now)
+    moves.settle(db, game, state, acted=acted, now=now)
     return game.version
 
 

@@ -78,7 +78,7 @@ class Frame:
     game_id: int
     version: int
     state: dict[str, Any] | None
-    fields: dict[str, Any]  # play.game_fields(): status, seats, outcome …
+    fields: dict[str, Any]  # moves.game_fields(): status, seats, outcome …
     deadlines: dict[str, str]
     undo_seat: int | None
     first_event: int  # events (first_event, last_event] were made by this change
@@ -775,7 +775,7 @@ ROW_DIGEST = """md5(ROW(games.scenario, games.status, games.host_id, games.publi
  WHERE s.game_id = games.id), ''))"""
 _DIGEST_COLUMN: Any = literal_column(ROW_DIGEST).label("digest")
 
-#: The whole write of a plain move (``play._Decided.plain``) as ONE statement, run on its
+#: The whole write of a plain move (``moves.Decided.plain``) as ONE statement, run on its
 #: own (autocommit): the game row's UPDATE, only if its version and digest are still those
 #: held; the actions and events inserted from JSON arrays only if that UPDATE took; the
 #: NOTIFY for the other processes (app/realtime/pg.py), delivered by the commit. One round

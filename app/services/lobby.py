@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.services import clocks, gamelog
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
+from app.services.rows import SeatRow
 from app.store.models import Game, Invite, Seat, User
 from app.store.types import utcnow
 
@@ -557,7 +558,7 @@ def winner_name(game: Game) -> str | None:
     return f"{who} ({power})" if power else who
 
 
-def seat_summary(seat: Seat, scenario: str | None = None) -> dict[str, Any]:
+def seat_summary(seat: Seat | SeatRow, scenario: str | None = None) -> dict[str, Any]:
     """A seat as every payload shows it. `scenario` names the game's scenario for a
     seat read without its game (the hot path's ``gamelog.SeatRow``)."""
     if scenario is None:

@@ -50,7 +50,7 @@ def publish(game_id: int, version: int, notified: bool = False) -> None:
 
     Call after commit (so a reader in any process sees the change); safe from any thread,
     never blocks, never raises. `notified`: the commit itself sent the NOTIFY
-    (``play.ActionResult.notified``)."""
+    (``moves.ActionResult.notified``)."""
     current = _publisher
     if current is None:
         return

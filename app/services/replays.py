@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.services import lobby, play
+from app.services import lobby, moves, play
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.models import Action, Event
 
@@ -67,7 +67,7 @@ def replay_step(
         for r in reversed(rows)
     ]
     return {
-        **play.game_fields(game, [lobby.seat_summary(s, game.scenario) for s in seats]),
+        **moves.game_fields(game, [lobby.seat_summary(s, game.scenario) for s in seats]),
         "version": step,
         "seat": seat,
         "view": engine.view(state, seat),

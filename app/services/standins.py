@@ -55,7 +55,7 @@ def announce(db: Session, game: Any, text: str, kind: str, data: dict[str, Any])
 
 def stand_in(db: Session, game: Any, seat: Any, why: str, now: datetime) -> None:
     """A stand-in plays `seat` from now on (her standing orders first): her clock stops,
-    the table is told. The caller runs the seat's prompts (``play.after_change``)."""
+    the table is told. The caller runs the seat's prompts (``moves.settle``)."""
     seat.standin = LEVEL
     if why == "time":
         seat.missed += 1

@@ -1,13 +1,13 @@
 """Starting a game: the lobby deals it (``lobby.deal``: powers, the seed, the first
 state), then play answers at once what the first position asks of standing orders
-and sets the deadlines (``play.after_change``). Its own module because it sits
+and sets the deadlines (``moves.settle``). Its own module because it sits
 above both: play reads the lobby, so the lobby cannot call play."""
 
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from app.services import lobby, play
+from app.services import lobby, moves
 from app.store.models import Game, User
 
 
@@ -15,5 +15,5 @@ def start(db: Session, game: Game, user: User) -> Game:
     """`user`, the host, starts `game` (every seat taken); it is active on return."""
     state = lobby.deal(db, game, user)
     assert game.started_at is not None
-    play.after_change(db, game, state, acted=set(), now=game.started_at)
+    moves.settle(db, game, state, acted=set(), now=game.started_at)
     return game

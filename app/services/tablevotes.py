@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from app.services import absence, clocks, gamelog, play, standins
+from app.services import absence, clocks, gamelog, moves, standins
 from app.services.errors import Conflict, Invalid
 from app.store.models import Game, Seat
 from app.store.types import utcnow
@@ -135,4 +135,4 @@ def _carry(
         standins.announce(db, game, "The clocks run again.", "pause", {"paused": False})
     elif target is not None:
         standins.stand_in(db, game, target, "vote", now)
-    play.after_change(db, game, gamelog.load_state(game), acted=set(), now=now)
+    moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)

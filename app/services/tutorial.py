@@ -2,7 +2,7 @@
 
 It is the teaching scenario (Kushan against the Han, at war from the start) cut to one
 game turn of two rounds, played with a fixed seed. Because the engine is deterministic
-and the bot's choices are seeded per step (app/services/play.py), the game unfolds the
+and the bot's choices are seeded per step (app/services/moves.py), the game unfolds the
 same way whenever the player follows the coach: the seed was chosen (by
 ``scripts/tutorial_seed.py``) so that the coach's path meets every situation a
 newcomer must see — the diplomatic choice, a first draw, a petition that busts, an
@@ -66,7 +66,7 @@ def current(db: Session, user_id: int | None) -> Game | None:
 def start(db: Session, user: User) -> Game:
     """Resume the user's tutorial, or set up a new one (not committed)."""
     from app import engine
-    from app.services import gamelog, lobby, play
+    from app.services import gamelog, lobby, moves
     from app.store.types import utcnow
 
     running = current(db, user.id)
@@ -91,7 +91,7 @@ def start(db: Session, user: User) -> Game:
     gamelog.save_state(db, game, state, snapshot=True)
     lobby.touch(game)
     db.flush()
-    play.after_change(db, game, state, acted=set(), now=now)
+    moves.settle(db, game, state, acted=set(), now=now)
     return game
 
 

@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from app import engine
 from app.bots import choose_action
-from app.services import play, standins
+from app.services import moves, standins
 from app.store.models import Game, Seat
 
 POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
@@ -52,7 +52,7 @@ def test_a_standin_refuses_an_offer_a_bot_seat_would_weigh() -> None:
     game = Game(seed=1, last_action=0)
     standin = Seat(index=index, bot_level=None, standin="standard")
     bot = Seat(index=index, bot_level="standard", standin=None)
-    assert play.bot_action(game, state, bot)["answer"] == "accept"  # the seat's own bot takes it
-    action = play.bot_action(game, state, standin)
+    assert moves.bot_action(game, state, bot)["answer"] == "accept"  # the seat's own bot takes it
+    action = moves.bot_action(game, state, standin)
     assert action == {"type": "answer_offer", "answer": "refuse"}
     engine.check(state, index, action)  # and it is legal (20.14)

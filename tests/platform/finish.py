@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.bots import drain
-from app.services import play
+from app.services import moves, play
 
 
 def play_to_the_end(
@@ -23,7 +23,7 @@ def play_to_the_end(
             if view["status"] != "active":
                 return
             action = rng.choice(view["legal_actions"])
-            play.submit_action(db, game_id, user_id, action, view["version"], f"k{step}")
+            moves.submit_action(db, game_id, user_id, action, view["version"], f"k{step}")
             db.commit()
         drain(factory, game_id)
     raise AssertionError("the game did not end")

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.realtime.bots import drain
-from app.services import absence, clocks, deadlines, gamelog, play
+from app.services import absence, clocks, deadlines, gamelog, moves, play
 from app.services.errors import Conflict
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game
@@ -91,7 +91,7 @@ def test_out_of_time_her_seat_is_played_at_once_and_the_table_told(
     took = time.perf_counter() - began
     assert changed and changed == published and changed[0][0] == gid
     seat = next(s for s in game.seats if s.index == late)
-    assert seat.standin == play.STANDIN_LEVEL and seat.missed == 1
+    assert seat.standin == moves.STANDIN_LEVEL and seat.missed == 1
     assert (game.clocks or {})["away"][str(late)]["why"] == "time"
     # Nobody waits for her: no prompt of hers is left, she owes no deadline.
     assert late not in pending(state) or game.status != "active"
@@ -166,7 +166,7 @@ def test_a_move_of_hers_takes_the_seat_back(factory: sessionmaker[Session]) -> N
         pytest.skip("her standing orders answered the prompt already")
     action = engine.legal_actions(state, seat)[0]
     with factory() as db:
-        result = play.submit_action(db, gid, users[seat], action, game.version, None)
+        result = moves.submit_action(db, gid, users[seat], action, game.version, None)
         db.commit()
     game, state = load(factory, gid)
     assert result.version > game.version - 1
@@ -183,7 +183,7 @@ def test_a_simultaneous_vote_waits_for_nobody_away(factory: sessionmaker[Session
     person's click."""
     gid, _version, alice, bob = two_person_game_at(factory, simultaneous_vote_state())
     with factory() as db:
-        play.set_orders(db, gid, alice.id, {"vote": "abstain"})
+        moves.set_orders(db, gid, alice.id, {"vote": "abstain"})
         db.commit()
     game, state = load(factory, gid)
     assert 0 not in {p["seat"] for p in engine.pending(state) if p["kind"] == "vote"}

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from app.realtime.bots import drain
-from app.services import accounts, lobby, play, records, starting
+from app.services import accounts, lobby, moves, play, records, starting
 from app.services.admin_cli import main as admin
 from app.services.errors import Conflict
 from app.services.verify_cli import main as verify
@@ -34,7 +34,7 @@ def game_with_moves(migrated_url: str) -> int:
                 view = play.seat_view(db, game.id, alice.id)
                 if not view["legal_actions"]:
                     break
-                play.submit_action(
+                moves.submit_action(
                     db, game.id, alice.id, view["legal_actions"][-1], view["version"], None
                 )
                 db.commit()

@@ -54,7 +54,7 @@ def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> No
     from sqlalchemy.orm import Session, sessionmaker
 
     from app import engine as game_engine
-    from app.services import gamelog, play
+    from app.services import gamelog, moves
     from tests.conftest import migrate
 
     migrate(sqlite_url)
@@ -75,7 +75,7 @@ def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> No
     def submit() -> int:
         threads.append(threading.get_ident())
         with factory() as db:
-            result = play.submit_action(db, gid, users[seat], action, version, None)
+            result = moves.submit_action(db, gid, users[seat], action, version, None)
             db.commit()
             return result.version
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import bots, engine
 from app.realtime.bots import BotWorker, drain
-from app.services import accounts, gamelog, lobby, play, starting
+from app.services import accounts, gamelog, lobby, moves, play, starting
 from app.services.errors import StaleVersion
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -38,12 +38,12 @@ def bot_game(factory: sessionmaker[Session], bots_: int = 1) -> tuple[int, int]:
         return game.id, alice.id
 
 
-def alice_moves(factory: sessionmaker[Session], gid: int, uid: int) -> play.ActionResult | None:
+def alice_moves(factory: sessionmaker[Session], gid: int, uid: int) -> moves.ActionResult | None:
     with factory() as db:
         view = play.seat_view(db, gid, uid)
         if view["status"] != "active" or not view["legal_actions"]:
             return None
-        result = play.submit_action(db, gid, uid, view["legal_actions"][0], view["version"], None)
+        result = moves.submit_action(db, gid, uid, view["legal_actions"][0], view["version"], None)
         db.commit()
         return result
 
@@ -73,7 +73,7 @@ def test_a_person_submit_never_waits_for_bots(factory: sessionmaker[Session]) ->
             assert game is not None
             state = gamelog.load_state(game, db)
             by_index = {s.index: s for s in game.seats}
-            due = any(play.bot_for(by_index[p["seat"]]) for p in engine.pending(state))
+            due = any(moves.bot_for(by_index[p["seat"]]) for p in engine.pending(state))
             assert game.server_turn is due
         drain(factory, gid)
         with factory() as db:
@@ -145,9 +145,9 @@ def test_a_bot_move_with_a_stale_version_is_refused(factory: sessionmaker[Sessio
     with factory() as db:
         game = gamelog.read_row(db, gid)
         state = gamelog.load_state(game, db)
-        seat = play.bot_turn(game, state)  # type: ignore[arg-type]
+        seat = moves.bot_turn(game, state)  # type: ignore[arg-type]
     if seat is None:
         pytest.skip("no bot prompt at this point of the game")
     action = engine.legal_actions(state, seat.index)[0]
     with factory() as db, pytest.raises(StaleVersion):
-        play.submit_server_move(db, gid, seat.index, action, game.version - 1)
+        moves.submit_server_move(db, gid, seat.index, action, game.version - 1)

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import absence, accounts, clocks, gamelog, lobby, play, starting
+from app.services import absence, accounts, clocks, gamelog, lobby, moves, starting
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game
@@ -63,7 +63,7 @@ def move(factory: sessionmaker[Session], gid: int, seat: int, now: datetime) -> 
     game, state = snapshot(factory, gid)
     action = engine.legal_actions(state, seat)[0]
     with factory() as db:
-        result = play.submit_action(db, gid, users(game)[seat], action, game.version, None, now)
+        result = moves.submit_action(db, gid, users(game)[seat], action, game.version, None, now)
         db.commit()
     return result
 

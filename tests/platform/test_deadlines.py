@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.realtime.bots import drain
-from app.services import accounts, deadlines, gamelog, lobby, play, starting
+from app.services import accounts, deadlines, gamelog, lobby, moves, play, starting
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
 
@@ -64,7 +64,9 @@ def test_bots_answer_after_the_commit(factory: sessionmaker[Session]) -> None:
             assert {p["seat"] for p in view["prompts"]} <= {0}
             if not view["legal_actions"]:
                 break
-            result = play.submit_action(db, gid, 1, view["legal_actions"][0], view["version"], None)
+            result = moves.submit_action(
+                db, gid, 1, view["legal_actions"][0], view["version"], None
+            )
             db.commit()
             assert result.version == view["version"] + 1
     with factory() as db:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.balance.pace import seconds_for
-from app.services import gamelog, play
+from app.services import gamelog, moves, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action
@@ -60,11 +60,11 @@ def dead_draw_state() -> dict[str, Any]:
 
 
 def test_forced_action_is_only_a_single_concrete_action() -> None:
-    assert play.forced_action([DISMISS]) == DISMISS
-    assert play.forced_action([DISMISS, {"type": "petition"}]) is None
-    assert play.forced_action([]) is None
+    assert moves.forced_action([DISMISS]) == DISMISS
+    assert moves.forced_action([DISMISS, {"type": "petition"}]) is None
+    assert moves.forced_action([]) is None
     # An offer's listing is a template the person fills in (20.14): never played for them.
-    assert play.forced_action([{"type": "offer", "power": "han"}]) is None
+    assert moves.forced_action([{"type": "offer", "power": "han"}]) is None
 
 
 def test_a_forced_decision_costs_no_live_time() -> None:
@@ -83,7 +83,7 @@ def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session])
     state = dead_draw_state()
     gid, version, alice, _bob = two_person_game_at(factory, state)  # the position found above
     with factory() as db:
-        result = play.submit_action(db, gid, alice.id, DRAW, version, None)
+        result = moves.submit_action(db, gid, alice.id, DRAW, version, None)
         db.commit()
         # Two actions in one commit: the draw and the dismissal nobody had to click.
         assert result.version == version + 2
@@ -102,13 +102,13 @@ def test_a_dead_draw_is_dismissed_for_the_person(factory: sessionmaker[Session])
         assert all(p["kind"] != "advisor" for p in view["prompts"])
         log = play.events_since(db, gid, 0, 0)
         assert log[-2]["kind"] == "dismiss" and not log[-2].get("forced")
-        assert log[-1]["text"] == play.FORCED_NOTE and log[-1]["forced"] is True
+        assert log[-1]["text"] == moves.FORCED_NOTE and log[-1]["forced"] is True
         assert log[-1]["to"] == [0] and log[-1]["action_seq"] == log[-2]["action_seq"]
         # The others see the dismissal as any other: that the card was of no use is the
         # drawer's secret (5.4), so nothing they are shown says the move was forced.
         theirs = play.events_since(db, gid, 1, 0)
         assert theirs[-1]["kind"] == "dismiss"
-        assert not any(e.get("forced") or e["text"] == play.FORCED_NOTE for e in theirs)
+        assert not any(e.get("forced") or e["text"] == moves.FORCED_NOTE for e in theirs)
         assert not any(e.get("forced") for e in play.events_since(db, gid, None, 0))
         # A forced move is no decision of theirs to take back (the draw revealed a card).
         assert row.undo_seat is None
@@ -123,7 +123,7 @@ def test_a_decision_followed_by_a_forced_move_is_not_taken_back(
     state = position(lambda st, legal: DISMISS in legal and leaves_only(st, DISMISS, END_TURN))
     gid, version, alice, _bob = two_person_game_at(factory, state)
     with factory() as db:
-        result = play.submit_action(db, gid, alice.id, DISMISS, version, None)
+        result = moves.submit_action(db, gid, alice.id, DISMISS, version, None)
         db.commit()
         assert result.version == version + 2
         logged = db.scalars(select(Action).where(Action.game_id == gid)).all()

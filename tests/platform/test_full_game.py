@@ -14,7 +14,7 @@ from sqlalchemy import select
 from app import engine
 from app.bots.temperament import label, temperament_for
 from app.realtime.bots import drain
-from app.services import accounts, gamelog, lobby, play, records, starting
+from app.services import accounts, gamelog, lobby, moves, play, records, starting
 from app.services.verify_cli import main as verify
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game, User
@@ -41,7 +41,7 @@ def test_a_game_to_its_end(migrated_url: str, tmp_path: Path) -> None:
                     break
                 assert view["legal_actions"], "the person owes nothing, yet the game waits"
                 action = rng.choice(view["legal_actions"])
-                play.submit_action(db, gid, uid, action, view["version"], f"k{step}")
+                moves.submit_action(db, gid, uid, action, view["version"], f"k{step}")
                 db.commit()
             drain(factory, gid)
         with factory() as db:

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.engine import memo
-from app.services import gamelog, play
+from app.services import gamelog, moves
 from app.services.errors import ServiceError, StaleVersion
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game, Seat
@@ -82,7 +82,7 @@ def _submit(
     *,
     ordinary: bool = False,
     key: str | None = None,
-) -> play.ActionResult:
+) -> moves.ActionResult:
     """The move as a socket or the fast lane submits it: a fresh session, committed.
     `ordinary` opens the session's transaction first, which the held path never joins."""
     with factory() as db:
@@ -90,7 +90,7 @@ def _submit(
             db.execute(text("SELECT 1"))
         move = dict(action)
         seat = int(move.pop("_seat"))
-        result = play.submit_action(db, gid, users[seat], move, version, key, now=NOW)
+        result = moves.submit_action(db, gid, users[seat], move, version, key, now=NOW)
         db.commit()
         return result
 
@@ -193,7 +193,7 @@ def test_a_held_move_is_one_statement_outside_any_transaction(
     psycopg.Connection.execute = execute  # type: ignore[method-assign]
     try:
         with factory() as db:
-            result = play.submit_action(db, gid, users[seat], action, version, "key-1")
+            result = moves.submit_action(db, gid, users[seat], action, version, "key-1")
             raw: Any = db.connection().connection.driver_connection
             # Committed by the statement itself: no transaction is open on the connection.
             assert raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE

@@ -101,7 +101,7 @@ def test_0004_keeps_every_game_state_both_ways(db_url: str) -> None:
     import random
 
     from app import engine
-    from app.services import gamelog, play
+    from app.services import gamelog, moves
     from app.store.db import make_sessionmaker
     from app.store.models import Action, Game
     from tests.games import two_person_game
@@ -119,7 +119,7 @@ def test_0004_keeps_every_game_state_both_ways(db_url: str) -> None:
                 state = gamelog.load_state(row, db)
                 seat = engine.pending(state)[0]["seat"]
                 action = rng.choice(engine.legal_actions(state, seat))
-                play.submit_action(db, gid, users[seat], action, row.version, None)
+                moves.submit_action(db, gid, users[seat], action, row.version, None)
                 db.commit()
         with factory() as db:
             row = db.get(Game, gid)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import bots, engine
 from app.realtime.bots import drain
-from app.services import accounts, gamelog, lobby, play, replays, starting
+from app.services import accounts, gamelog, lobby, moves, play, replays, starting
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -55,7 +55,7 @@ def finished_game(
             data = play.seat_view(db, gid, uid)
             assert data["legal_actions"], "the bot left Alice nothing to do"
             action = bots.choose_action("random", data["view"], data["legal_actions"], rng)
-            play.submit_action(db, gid, uid, action, game.version, f"k{step}")
+            moves.submit_action(db, gid, uid, action, game.version, f"k{step}")
             db.commit()
             drain(factory, gid)
         assert db.get(Game, gid).status == "finished"  # type: ignore[union-attr]

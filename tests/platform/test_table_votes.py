@@ -22,7 +22,7 @@ from app.services import (
     deadlines,
     gamelog,
     lobby,
-    play,
+    moves,
     starting,
     tablevotes,
 )
@@ -135,7 +135,7 @@ def test_the_people_present_hand_a_slow_seat_to_a_stand_in(
     drain(factory, gid)
     game, state = load(factory, gid)
     seat = next(s for s in game.seats if s.index == waited_on)
-    assert seat.standin == play.STANDIN_LEVEL and seat.missed == 0
+    assert seat.standin == moves.STANDIN_LEVEL and seat.missed == 0
     assert game.clocks["away"][str(waited_on)]["why"] == "vote"
     assert game.clocks["votes"] == {}
     assert waited_on not in {p["seat"] for p in engine.pending(state)}

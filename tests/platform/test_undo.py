@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, play
+from app.services import gamelog, moves, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game
@@ -34,7 +34,7 @@ def test_a_draw_reveals_hidden_things() -> None:
             legal = engine.legal_actions(state, prompt["seat"])
             if {"type": "draw"} in legal:
                 after, _ = engine.apply(state, prompt["seat"], {"type": "draw"})
-                assert play.hidden_parts(after) != play.hidden_parts(state)
+                assert moves.hidden_parts(after) != moves.hidden_parts(state)
                 return
             state, _ = engine.apply(state, prompt["seat"], rng.choice(legal))
     pytest.fail("no draw reached")
@@ -60,14 +60,14 @@ def test_undo_during_play(factory: sessionmaker[Session]) -> None:
             undoable = [a for a in legal if a["type"] in ("tax", "remove_tie", "dismiss")]
             action = rng.choice(undoable) if undoable and step % 2 else rng.choice(legal)
             version = game.version
-            result = play.submit_action(db, gid, user, action, version, f"k{step}")
+            result = moves.submit_action(db, gid, user, action, version, f"k{step}")
             db.commit()
             if result.status != "active":
                 break
             db.expire_all()
             after = gamelog.load_state(db.get(Game, gid), db)  # type: ignore[arg-type]
             expected = (
-                play.hidden_parts(after) == play.hidden_parts(before)
+                moves.hidden_parts(after) == moves.hidden_parts(before)
                 and not any(e.get("to") is not None for e in result.events)
                 and {p["seat"] for p in engine.pending(after)} == {seat}
                 # nothing was played after it in the same commit (a move that was no
@@ -94,7 +94,7 @@ def test_undo_during_play(factory: sessionmaker[Session]) -> None:
             game = db.get(Game, gid)
             assert game is not None
             others = [a for a in legal if a != action] or legal
-            play.submit_action(db, gid, user, rng.choice(others), game.version, f"r{step}")
+            moves.submit_action(db, gid, user, rng.choice(others), game.version, f"r{step}")
             db.commit()
     assert undone >= 3 and refused >= 3, (undone, refused)
     with factory() as db:

@@ -13,7 +13,7 @@ from sqlalchemy import delete, event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, play
+from app.services import gamelog, moves, play
 from app.services.errors import Conflict, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game, Snapshot
@@ -48,7 +48,7 @@ def step(
     with factory() as db:
         game, _, seat, legal = position(db, gid)
         action = rng.choice([a for a in legal if a["type"] in prefer] or legal)
-        result = play.submit_action(db, gid, users[seat], action, game.version, None)
+        result = moves.submit_action(db, gid, users[seat], action, game.version, None)
         db.commit()
         return result, seat
 
@@ -117,7 +117,7 @@ def test_a_submit_is_a_handful_of_statements(factory: sessionmaker[Session]) -> 
             seat = engine.pending(state)[0]["seat"]
             action = rng.choice(engine.legal_actions(state, seat))
             statements.clear()
-            play.submit_action(db, gid, users[seat], action, game.version, "key-1")
+            moves.submit_action(db, gid, users[seat], action, game.version, "key-1")
             db.commit()
     finally:
         event.remove(bind, "before_cursor_execute", count)
@@ -181,14 +181,14 @@ def test_a_rolled_back_submit_leaves_nothing_in_memory(factory: sessionmaker[Ses
     step(factory, gid, users, rng)
     with factory() as db:
         game, state, seat, legal = position(db, gid)
-        play.submit_action(db, gid, users[seat], legal[0], game.version, None)
+        moves.submit_action(db, gid, users[seat], legal[0], game.version, None)
         db.rollback()  # e.g. the commit failed: nothing happened
     # Another action at the same version: the state it starts from is the committed one.
     with factory() as db:
         game = db.get(Game, gid)
         assert game is not None
         assert engine.dumps(gamelog.load_state(game, db)) == engine.dumps(state)
-        play.submit_action(db, gid, users[seat], legal[-1], game.version, None)
+        moves.submit_action(db, gid, users[seat], legal[-1], game.version, None)
         db.commit()
     with factory() as db:
         game = db.get(Game, gid)

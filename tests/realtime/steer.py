@@ -5,7 +5,7 @@ server drew, searches here for a sequence of legal actions that leads to a petit
 a defense interrupt and a parley vote, and then plays exactly that sequence through
 the sockets. Every action is one ``legal_actions`` offered. A move that is no choice
 (a single legal action) is left out of the line: the server plays it for the person the
-moment it arises (`app.services.play.forced_action`), so a socket never sends it.
+moment it arises (`app.services.moves.forced_action`), so a socket never sends it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from app import engine
 from app.realtime.hub import Hub
 from app.realtime.render import Rendered
 from app.realtime.source import ServiceSource
-from app.services import gamelog, play
+from app.services import gamelog, moves, play
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
 from tests.games import two_person_game
@@ -65,7 +65,7 @@ def test_each_seat_view_is_the_public_part_with_its_own_spliced_in() -> None:
 
 def first_legal_move(
     factory: sessionmaker[Session], gid: int, users: dict[int, int]
-) -> play.ActionResult:
+) -> moves.ActionResult:
     """The prompted seat plays its first legal action, committed."""
     with factory() as db:
         row = db.get(Game, gid)
@@ -73,7 +73,7 @@ def first_legal_move(
         state = gamelog.load_state(row, db)
         seat = engine.pending(state)[0]["seat"]
         action = engine.legal_actions(state, seat)[0]
-        result = play.submit_action(db, gid, users[seat], action, row.version, None)
+        result = moves.submit_action(db, gid, users[seat], action, row.version, None)
         db.commit()
         return result
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.services import accounts, gamelog, lobby, play, ratelimit, ratings, starting, tutorial
+from app.services import accounts, gamelog, lobby, moves, ratelimit, ratings, starting, tutorial
 from app.services.errors import Forbidden, ServiceError
 from app.services.ratelimit import retry_after
 from app.store.models import Game, User, UserSession
@@ -515,7 +515,7 @@ def orders_form(
     if peace:
         standing["peace"] = peace
     try:
-        game = play.set_orders(db, game_id, login.user_id, standing)
+        game = moves.set_orders(db, game_id, login.user_id, standing)
         version = game.version
         db.commit()
     except ServiceError as exc:

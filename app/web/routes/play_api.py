@@ -20,6 +20,7 @@ from app.services import (
     chat,
     eventlog,
     lobby,
+    moves,
     play,
     ratelimit,
     records,
@@ -63,10 +64,10 @@ def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) 
         db.rollback()
 
 
-def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> play.ActionResult:
+def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> moves.ActionResult:
     """Submit the action and commit: the request owns the transaction (here and in the
     fast lane, app/web/fastlane.py)."""
-    result = play.submit_action(
+    result = moves.submit_action(
         db,
         game_id,
         user_id,
@@ -159,7 +160,7 @@ def table_vote(
     game_id: GameId, body: VoteBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     game = tablevotes.vote(db, game_id, user.id, body.kind, body.seat, body.yes)
-    return {**_committed(db, game), "clock": play.game_fields(game)["clock"]}
+    return {**_committed(db, game), "clock": moves.game_fields(game)["clock"]}
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")
@@ -179,7 +180,7 @@ def put_orders(
     game_id: GameId, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     before = lobby.get_game(db, game_id).version
-    game = play.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
+    game = moves.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
     db.commit()
     if game.version != before:
         publish(game.id, game.version)

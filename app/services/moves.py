@@ -1,0 +1,625 @@
+"""One module plays a move, whoever makes it (issue 28).
+
+Every source comes here: a person over HTTP or a socket (``submit_action``), the bot
+worker for a bot or a stand-in (``submit_server_move``), and every change of the game
+made without a move (a start, a deadline, "I'm away", a table vote, standing orders
+given: ``settle``), whose prompts the server then answers. Each is the same three steps:
+
+1. **decide** (``_decide``, ``_answer``): the engine's check and apply (``engine.apply``
+   goes through ``engine.check``, the one legality test), then whatever the server
+   answers at once: standing orders (app/services/orders.py) and forced moves (a prompt
+   with one legal action); the end of the game; the clocks and the bot worker's cue.
+   Nothing is written while deciding.
+2. **write** through the one writer interface (app/services/writers.py): the held
+   one-statement write where this process holds the game, else the caller's
+   transaction. A writer that cannot write hands on to the next, which decides again
+   from what it read.
+3. **publish** after commit: the caller (it owns the transaction) calls
+   ``publisher.publish(game_id, version, notified)``, which reaches the realtime layer
+   injected at start-up; services never import it.
+
+Bots and stand-ins never think in here: the bot worker (app/realtime/bots.py) answers
+their prompts after the commit through ``submit_server_move``, like any player.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any, cast
+
+from sqlalchemy.orm import Session
+
+from app import bots, engine
+from app.bots.temperament import temperament_for
+from app.engine.errors import IllegalAction
+from app.services import clocks, eventlog, gamelog, idempotency, lobby, orders, standins
+from app.services.errors import Conflict, Forbidden, Invalid, ServiceError, StaleVersion
+from app.services.rows import GameRow, SeatRow
+from app.services.writers import Writer, writers
+from app.store.models import Game, Seat
+from app.store.types import utcnow
+
+log = logging.getLogger(__name__)
+
+#: the bot that plays an absent person's seat (app/services/standins.py)
+STANDIN_LEVEL = standins.LEVEL
+#: safety valve: server answers chained inside one change
+MAX_BOT_STEPS = 5000
+
+#: a game row as a move reads it: the hot path's ``GameRow`` or, for a change made
+#: through the ORM (``settle``), the ORM's ``Game`` (same fields, same seats)
+AnyGame = Game | GameRow
+AnySeat = Seat | SeatRow
+#: one appended event: (seq, action_seq, visible_to, payload)
+EventRow = tuple[int, int | None, list[int] | None, dict[str, Any]]
+
+
+@dataclass
+class ActionResult:
+    game_id: int
+    version: int
+    seq: int
+    status: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    replayed: bool = False
+    #: written in one statement, which sent the NOTIFY itself (``realtime.publish``)
+    notified: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        # Shallow (``asdict`` deep-copies every event: a tenth of a submit's time).
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "seq": self.seq,
+            "status": self.status,
+            "events": self.events,
+            "replayed": self.replayed,
+        }
+
+
+# --------------------------------------------------------------------------- sources
+
+
+def submit_action(
+    db: Session,
+    game_id: int,
+    user_id: int,
+    action: dict[str, Any],
+    expected_version: int,
+    idempotency_key: str | None,
+    now: datetime | None = None,
+) -> ActionResult:
+    """A person's action, from the HTTP API or a socket."""
+
+    def seat_of(game: GameRow, writer: Writer) -> SeatRow:
+        seat = next((s for s in game.seats if s.user_id == user_id), None)
+        if seat is None:
+            raise Forbidden("You have no seat in this game.")
+        if expected_version != game.version:
+            raise StaleVersion(game.version)
+        if seat.standin:
+            if not writer.answers:  # taking the seat back writes the seat's row
+                raise Conflict("A stand-in plays this seat.", code="standin")
+            # She is back: acting takes her seat back from the stand-in (issue 26).
+            standins.take_back(db, game, seat, now or utcnow())
+        return seat
+
+    return _play(db, game_id, expected_version, seat_of, action, now, user_id, idempotency_key)
+
+
+def submit_server_move(
+    db: Session,
+    game_id: int,
+    seat_index: int,
+    action: dict[str, Any],
+    expected_version: int,
+    now: datetime | None = None,
+) -> ActionResult:
+    """A bot's or a stand-in's action, sent by the bot worker like any player's: the
+    same writers, the same version check (a stale one is refused first, so the worker
+    simply looks again), the same path."""
+
+    def seat_of(game: GameRow, writer: Writer) -> SeatRow:
+        if expected_version != game.version:
+            raise StaleVersion(game.version)
+        seat = next((s for s in game.seats if s.index == seat_index), None)
+        if seat is None or not bot_for(seat):
+            raise Conflict("No bot plays this seat now.", code="not_a_bot")
+        return seat
+
+    return _play(db, game_id, expected_version, seat_of, action, now)
+
+
+def _play(
+    db: Session,
+    game_id: int,
+    expected: int,
+    seat_of: Callable[[GameRow, Writer], SeatRow],
+    action: dict[str, Any],
+    now: datetime | None,
+    user_id: int | None = None,
+    key: str | None = None,
+) -> ActionResult:
+    """Decide and write one move with the first writer that can (app/services/writers.py)."""
+    now = now or utcnow()
+    key = key or None
+    for writer in writers(db):
+        game = writer.open(db, game_id, expected, key)
+        if game is None:
+            continue
+        try:
+            replay = _replay(game, user_id, expected, action)
+            if replay is not None:
+                return replay
+            if game.status != "active":
+                raise Conflict(
+                    f"The game is not running (it is {game.status}).", status=game.status
+                )
+            seat = seat_of(game, writer)
+            state = writer.state(db, game)
+            source = _source(seat)
+            decided = _decide(game, state, seat, action, source, now, user_id, key, writer.frozen)
+        except ServiceError:
+            if writer.answers:
+                raise
+            continue  # what it holds may be stale: the next writer says what is wrong
+        written = None
+        try:
+            written = writer.write(db, game, decided)
+        finally:
+            if written is None and writer.frozen:
+                engine.thaw(decided.final)  # let go of: the next writer decides again
+        if written is None:
+            continue
+        digest = written.digest
+        if decided.ends:
+            game.result_notes = _on_finish(db, game.id)
+            digest = None  # the end wrote more; a finished game takes no more moves anyway
+        writer.keep(db, game, decided.final, _frame(game, decided, digest))
+        decided.result.notified = writer.notifies
+        return decided.result
+    raise AssertionError("the transaction writer always writes or refuses")
+
+
+def _replay(
+    game: GameRow, user_id: int | None, expected: int, action: dict[str, Any]
+) -> ActionResult | None:
+    """The stored answer when this request was made before under its idempotency key
+    (a retry, or a key reused for another request: app/services/idempotency.py)."""
+    prior = game.prior
+    if prior is None:
+        return None
+    assert user_id is not None
+    fp = idempotency.fingerprint(prior.seat, expected, action)
+    saved = idempotency.replay_of(prior.user_id, prior.result, user_id, fp)
+    return ActionResult(**{**saved, "replayed": True})
+
+
+def _source(seat: AnySeat) -> str:
+    """Who made a move, as the log records it: a person, or the bot that plays the seat."""
+    if seat.user_id is not None and not seat.standin:
+        return "player"
+    return "bot" if seat.bot_level else "standin"
+
+
+# --------------------------------------------------------------------------- decide
+
+
+@dataclass
+class Decided:
+    """What one move decided, in memory, before anything is written: the position after
+    it (and after the server's answers it set off), the rows to append, the answer."""
+
+    final: dict[str, Any]
+    result: ActionResult
+    appends: gamelog.Appends
+    rows: list[EventRow]
+    first_event: int
+    was: str  # the game's status before the move
+    snapshot: bool  # a snapshot of the state is due with this write
+
+    @property
+    def ends(self) -> bool:
+        return self.was == "active" and self.result.status == "finished"
+
+    @property
+    def plain(self) -> bool:
+        """Whether the write is only appends and the game row's counters: what the
+        one-statement write (``gamelog.write_held``) covers. A snapshot and the end of
+        the game take the ordinary transaction."""
+        return not (self.snapshot or self.result.status != self.was)
+
+
+@dataclass
+class Answered:
+    """A move the server made for a seat: (seat, action, its events, the log's source)."""
+
+    seat: int
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+    source: str
+
+
+def _answer(
+    game: AnyGame, state: dict[str, Any], *, bots: bool, frozen: bool = False
+) -> tuple[dict[str, Any], list[Answered]]:
+    """Every prompt the server answers from `state` on (``next_server_move``: standing
+    orders and forced moves; bots and stand-ins too when `bots`), until a person must
+    decide or the game ends: the position reached and the moves made, in order.
+
+    `frozen`: each position reached is frozen (``engine.freeze``) as the one before is
+    let go of, so the legal actions asked of it here are the push's and the next move's."""
+    by_index = {s.index: s for s in game.seats}
+    made: list[Answered] = []
+    try:
+        for _ in range(MAX_BOT_STEPS):
+            if engine.outcome(state) is not None:
+                break
+            step = next_server_move(game, state, by_index, bots=bots)
+            if step is None:
+                break
+            seat, action, source = step
+            reached, events = engine.apply(state, seat.index, action)
+            if frozen:
+                engine.thaw(state)
+                engine.freeze(reached)
+            state = reached
+            made.append(Answered(seat.index, action, marked(events, source, seat.index), source))
+        else:
+            log.error("game %s: the server still answering after %d steps", game.id, MAX_BOT_STEPS)
+    except BaseException:
+        if frozen:
+            engine.thaw(state)
+        raise
+    return state, made
+
+
+def _decide(
+    game: GameRow,
+    state: dict[str, Any],
+    seat: SeatRow,
+    action: dict[str, Any],
+    source: str,
+    now: datetime,
+    user_id: int | None = None,
+    key: str | None = None,
+    frozen: bool = False,
+) -> Decided:
+    """Apply `action` of `seat` and everything it sets off, on `game` (its counters,
+    deadlines and flags move in memory) and into the rows to append: no database.
+
+    `frozen`: the position reached is frozen at once (the held writer's state is shared);
+    the caller thaws it if it lets go of it."""
+    request_fp = idempotency.fingerprint(seat.index, game.version, action)
+    try:  # the engine's gate (engine.check) refuses whatever it does not list
+        new_state, events = engine.apply(state, seat.index, action)
+    except IllegalAction as exc:
+        raise Invalid(exc.reason, code=exc.code) from exc
+    if frozen:
+        engine.freeze(new_state)
+    final, made = _answer(game, new_state, bots=False, frozen=frozen)
+    can_undo = (
+        source == "player"
+        and not made
+        and undo_refusal(seat.index, state, new_state, any(e.get("to") is not None for e in events))
+        is None
+    )
+    version = game.version + 1 + len(made)
+    status = "finished" if engine.outcome(final) is not None else game.status
+    first = game.last_event
+    mine = [
+        {**ev, "seq": first + i + 1, "action_seq": game.last_action + 1}
+        for i, ev in enumerate(events)
+        if eventlog.visible(ev.get("to"), seat.index)
+    ]
+    result = ActionResult(game.id, version, game.last_action + 1, status, mine)
+    stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
+    appends = gamelog.Appends()  # written with the game row
+    rows = gamelog.record(
+        None,
+        game,
+        seat.index,
+        action,
+        events,
+        source,
+        user_id,
+        key,
+        can_undo=can_undo,
+        # 12: the request's fingerprint binds its idempotency key (app/services/idempotency.py)
+        result=idempotency.stamped(stored, request_fp) if source == "player" else None,
+        appends=appends,
+    ).rows
+    for move in made:
+        rows += gamelog.record(
+            None, game, move.seat, move.action, move.events, move.source, appends=appends
+        ).rows
+    was = game.status
+    _bookkeep(game, final, {seat.index} if source == "player" else set(), now)
+    game.undo_seat = seat.index if can_undo else None
+    snapshot = gamelog.snapshot_due(game)
+    return Decided(final, result, appends, rows, first, was, snapshot)
+
+
+def _bookkeep(game: AnyGame, state: dict[str, Any], acted: set[int], now: datetime) -> None:
+    """After any change: the end of the game, the clocks (who owes a decision now), the
+    bot worker's cue."""
+    finish_if_over(game, state, now)
+    clocks.set_deadlines(game, state, acted, now)
+    game.server_turn = bots_due(game, state)
+
+
+def _frame(game: GameRow, decided: Decided, digest: str | None) -> gamelog.Frame:
+    """The change as the hub pushes it from memory; with the row as written and the
+    database's `digest` of it, the next move can be written in one statement."""
+    return gamelog.Frame(
+        game_id=game.id,
+        version=game.version,
+        state=decided.final,
+        fields=game_fields(game),
+        deadlines=dict(game.deadlines or {}),
+        undo_seat=game.undo_seat,
+        first_event=decided.first_event,
+        last_event=game.last_event,
+        events=decided.rows,
+        seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
+        server_turn=game.server_turn,
+        row=gamelog.copy_row(game) if digest is not None else None,
+        digest=digest,
+    )
+
+
+def _on_finish(db: Session, game_id: int) -> dict[str, Any] | None:
+    """The once-per-game end of a move: the ORM game (fresh from the row just written)
+    gets its stand-in counts and the ratings move (app/services/standins.py)."""
+    game = db.get(Game, game_id, populate_existing=True)
+    assert game is not None
+    standins.on_finish(db, game)
+    db.flush()
+    return game.result_notes
+
+
+# --------------------------------------------------------------------------- changes without a move
+
+
+def settle(
+    db: Session, game: Game, state: dict[str, Any], acted: set[int], now: datetime
+) -> dict[str, Any]:
+    """A change made without a move (a start, a deadline, "I'm away" or back, a table
+    vote, standing orders given) on the locked ORM `game`, whose version the caller has
+    moved: the server answers what it answers at once (``_answer``, the moves' own loop),
+    the end is detected, the state saved (as a snapshot when due), the clocks and the bot
+    worker's cue set. The caller commits and publishes."""
+    state, made = _answer(game, state, bots=False)
+    _append(db, game, made)
+    was = game.status
+    _bookkeep(game, state, acted, now)
+    if was == "active" and game.status == "finished":
+        standins.on_finish(db, game)  # stand-in counts into the result; ratings move
+    gamelog.save_state(db, game, state)
+    game.undo_seat = None
+    db.flush()
+    return state
+
+
+def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
+    """Every server answer (bots and stand-ins too) inside this transaction until a
+    person must decide: for command-line tools and tests without a bot worker."""
+    state, made = _answer(game, state, bots=True)
+    _append(db, game, made)
+    return state
+
+
+def play_default(
+    db: Session, game: Game, state: dict[str, Any], seat: int, action: dict[str, Any]
+) -> dict[str, Any]:
+    """A prompt's default answered for `seat` when its time ran out and no stand-in
+    level is installed (app/services/deadlines.py)."""
+    state, events = engine.apply(state, seat, action)
+    _append(db, game, [Answered(seat, action, events, "deadline")])
+    return state
+
+
+def _append(db: Session, game: Game, made: list[Answered]) -> None:
+    for move in made:
+        gamelog.record(db, game, move.seat, move.action, move.events, move.source)
+
+
+def set_orders(
+    db: Session,
+    game_id: int,
+    user_id: int,
+    standing: dict[str, Any] | None,
+    now: datetime | None = None,
+) -> Game:
+    """Give (or clear) my standing orders; a matching pending prompt is answered at once."""
+    game = gamelog.lock_game(db, game_id)
+    seat = lobby.seat_of(game, user_id)
+    if seat is None:
+        raise Forbidden("You have no seat in this game.")
+    seat.standing_orders = orders.validate(standing)
+    if game.status == "active":
+        # Orders are private to the seat: the version moves only if they answer a prompt.
+        settle(db, game, gamelog.load_state(game), acted=set(), now=now or utcnow())
+    db.flush()
+    return game
+
+
+# --------------------------------------------------------------------------- who answers
+
+
+def bot_for(seat: AnySeat) -> str | None:
+    """The bot level playing this seat now: a bot seat, or a stand-in for an absent player."""
+    return seat.bot_level or seat.standin
+
+
+def bots_due(game: AnyGame, state: dict[str, Any]) -> bool:
+    """Whether a bot or a stand-in has a pending prompt (the bot worker's to-do)."""
+    if game.status != "active" or engine.outcome(state) is not None:
+        return False
+    by_index = {s.index: s for s in game.seats}
+    return any(bot_for(by_index[p["seat"]]) for p in engine.pending(state))
+
+
+def bot_turn(game: AnyGame, state: dict[str, Any]) -> AnySeat | None:
+    """The first seat a bot or stand-in must answer for now, if any."""
+    if game.status != "active" or engine.outcome(state) is not None:
+        return None
+    by_index = {s.index: s for s in game.seats}
+    for prompt in engine.pending(state):
+        seat = by_index[prompt["seat"]]
+        if bot_for(seat):
+            return seat
+    return None
+
+
+def bot_action(game: AnyGame, state: dict[str, Any], seat: AnySeat) -> dict[str, Any]:
+    """The bot's answer to `seat`'s prompt (may think: call it off the event loop).
+    Deterministic per game and step, so a game with bots can be replayed."""
+    level = bot_for(seat)
+    assert level is not None
+    legal = engine.legal_actions(state, seat.index)
+    if not seat.bot_level:  # a stand-in keeps an absent person's seat, it does not trade it
+        legal = standins.caretaker(legal)
+    rng = random.Random(f"{game.seed}:{game.last_action}")
+    action = bots.choose_action(
+        level,
+        cast(dict[str, Any], engine.seat_view(state, seat.index)),  # a read-only Mapping
+        legal,
+        rng,
+        partial(engine.explain, state, seat.index),
+        state=state,  # the strong level searches from it (app/bots/strong.py)
+        temperament=temperament_for(game.seed, seat.index),  # shown once the game is over
+    )
+    try:
+        engine.check(state, seat.index, action)
+    except engine.IllegalAction:  # a bot bug must not stall
+        log.error("bot %s chose an illegal action %r", level, action)
+        prompt = next(p for p in engine.pending(state) if p["seat"] == seat.index)
+        action = engine.default_action(state, prompt)
+    return action
+
+
+def next_server_move(
+    game: AnyGame, state: dict[str, Any], by_index: dict[int, Any], bots: bool = True
+) -> tuple[AnySeat, dict[str, Any], str] | None:
+    """The first prompt the server answers now: (seat, a legal action, log source).
+    With `bots` False only people's prompts: a standing order (source ``order``) or a
+    prompt with a single legal action, a choice the person does not have (``forced``,
+    `forced_action`). Bots answer from the bot worker."""
+    for prompt in engine.pending(state):
+        seat = by_index[prompt["seat"]]
+        if seat.bot_level:
+            if bots:
+                return seat, bot_action(game, state, seat), "bot"
+            continue
+        # A person's seat, present or absent: her standing orders answer first; for an
+        # absent person (a stand-in plays) the bot answers whatever they do not cover.
+        legal = engine.legal_actions(state, seat.index)
+        ordered = orders.order_action(seat.standing_orders, prompt, legal)
+        if ordered is not None:
+            return seat, ordered, "order"
+        if seat.standin:
+            if bots:
+                return seat, bot_action(game, state, seat), "standin"
+            continue
+        forced = forced_action(legal)
+        if forced is not None:
+            return seat, forced, "forced"
+    return None
+
+
+#: the line a person's log gets when a move was played for them (`marked`)
+FORCED_NOTE = "No choice: that was the only move open to you, so it was played at once."
+
+
+def marked(events: list[dict[str, Any]], source: str, seat: int) -> list[dict[str, Any]]:
+    """A move played for a person because it was no choice gets one more event, seen by
+    that seat alone and tagged ``forced``, so their log says why nobody clicked. The
+    move's own events are left as every seat sees them: whether a drawn card could be
+    used at all is the drawer's secret (5.4), so the others are not told it was forced."""
+    if source != "forced":
+        return events
+    note: dict[str, Any] = {"text": FORCED_NOTE, "rule": None, "to": [seat], "kind": "forced"}
+    return [*events, {**note, "data": {}, "forced": True}]
+
+
+def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The one action a person may take, when there is only one: the server plays it
+    for them at once, as the best sites skip a move that is no choice (a dead draw
+    with no petition open is dismissed, 5.4; a diplomatic phase with nothing to do
+    is passed). An offer's listing is a template the person fills in, never forced."""
+    if len(legal) == 1 and legal[0].get("type") != "offer":
+        return legal[0]
+    return None
+
+
+def finish_if_over(game: AnyGame, state: dict[str, Any], now: datetime) -> None:
+    outcome = engine.outcome(state)
+    if outcome is not None and game.status == "active":
+        game.status = "finished"
+        game.outcome = outcome
+        game.finished_at = now
+
+
+# --------------------------------------------------------------------------- what every payload carries
+
+
+def game_fields(game: AnyGame, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What every payload about a game carries, whoever it is for (the seat view, the
+    socket's messages, a replay step)."""
+    return {
+        "game_id": game.id,
+        "status": game.status,
+        "scenario": game.scenario,
+        "pace": game.pace,
+        "public": game.public,
+        "host_id": game.host_id,
+        "seats": seats
+        if seats is not None
+        else [lobby.seat_summary(s, game.scenario) for s in game.seats],
+        "outcome": game.outcome,
+        # the time banks, the pause, the table's votes, who is away (app/services/clocks.py)
+        "clock": clocks.view(game),
+        # stand-in counts and rating changes once finished (app/services/standins.py)
+        "result_notes": game.result_notes,
+    }
+
+
+# --------------------------------------------------------------------------- undo's rule
+
+
+def hidden_parts(state: dict[str, Any]) -> list[Any]:
+    """What no player may see: if an action changed any of it, it revealed something
+    (a draw, a counter, a card) and cannot be taken back."""
+    players = state.get("players", [])
+    return [
+        state.get("rng"),
+        [p.get("deck", {}).get("draw") for p in players],
+        [p.get("holdings") for p in players],
+        state.get("market", {}).get("deck"),
+        state.get("counters", {}).get("pool"),
+        state.get("fate", {}).get("deck"),
+    ]
+
+
+OTHERS_ASKED = "Another player has been asked to decide since."
+REVEALED = "That decision revealed something; it cannot be taken back."
+
+
+def undo_refusal(
+    seat: int, before: dict[str, Any], after: dict[str, Any], private: bool
+) -> str | None:
+    """The one undo rule, for `seat`'s action that took `before` to `after` (`private`: it
+    made an event only some seats see): None if its player may take it back while it is
+    the last action, else the reason. Decided once when the action is submitted (stored
+    as ``actions.can_undo`` / ``games.undo_seat``) and again by ``play.undo`` itself."""
+    if {p["seat"] for p in engine.pending(after)} - {seat}:
+        return OTHERS_ASKED
+    if private or hidden_parts(before) != hidden_parts(after):
+        return REVEALED
+    return None
