@@ -19,7 +19,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from app.services import emails, webhooks
+from app.services import emails, gamelog, lobby, moves, webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
 from app.store.models import Game, LoginFailure, Seat, User, UserSession
 from app.store.types import utcnow
@@ -286,8 +286,6 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     games and their records are untouched (they show the new name).
 
     Returns (game_id, version) of the games changed, to publish after the commit."""
-    from app.services import gamelog, lobby, moves
-
     if not verify_password(user, password):
         raise Invalid("Your password is not right.", code="wrong_password", field="password")
     changed: list[tuple[int, int]] = []

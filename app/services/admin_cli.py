@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from app import engine
 from app.config import Settings
 from app.engine.errors import EngineError
 from app.services import gamelog, lobby, publisher, records
@@ -39,8 +40,6 @@ def _list(db: Any, args: argparse.Namespace) -> int:
 
 
 def _inspect(db: Any, args: argparse.Namespace) -> int:
-    from app import engine
-
     game = lobby.get_game(db, args.game_id)
     count = db.scalar(select(func.count(Action.id)).where(Action.game_id == game.id))
     info: dict[str, Any] = {

@@ -20,6 +20,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from app import engine
+from app.engine.content import content
 from app.services import eventlog, gamelog, lobby, play
 from app.services.errors import Forbidden
 from app.store.models import Event, Game, Seat
@@ -72,8 +74,6 @@ _AREA_KEYS = ("area", "target", "base")
 
 
 def _content_areas() -> dict[str, str]:
-    from app.engine.content import content
-
     return {a["id"]: a.get("name", a["id"]) for a in content().get("areas", []) or []}
 
 
@@ -273,8 +273,6 @@ def _action_of(db: Session, game_id: int, seq: int) -> int:
 
 def catch_up(db: Session, game: Game, seat: Seat, since: int) -> dict[str, Any] | None:
     """What `seat` missed after event `since`; None when nothing worth telling."""
-    from app import engine
-
     if game.state is None or game.last_event <= since:
         return None
     rows = db.scalars(

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from app import engine
+
 
 @dataclass(frozen=True)
 class TimeControl:
@@ -152,8 +154,6 @@ def set_deadlines(game: Clocked, state: dict[str, Any], acted: set[int], now: da
     the increment if it was its own decision, in `acted`); a seat that acted and owes the
     next decision too is credited and starts again. While the table is paused, or with no
     clock, the seats owing a decision are listed with no deadline."""
-    from app import engine
-
     if game.status != "active":
         game.deadlines = {}
         game.next_deadline = None

@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,7 @@ import orjson
 from sqlalchemy import Table, bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
+from app import engine
 from app.services import changes, publisher
 from app.services.errors import Conflict, NotFound
 from app.services.publisher import CHANNEL, DIGEST_MARK, encode_payload
@@ -126,8 +128,6 @@ class StateCache:
     def put(
         self, db_key: str, game_id: int, version: int, seed: int | None, state: dict[str, Any]
     ) -> None:
-        from app import engine
-
         with self._lock:
             old = self._states.get((db_key, game_id))
             if old is not None and old[0] > version and old[1] == seed:
@@ -145,8 +145,6 @@ class StateCache:
             return self._states.get((db_key, game_id))
 
     def clear(self) -> None:
-        from app import engine
-
         with self._lock:
             for _version, _seed, state in self._states.values():
                 engine.thaw(state)
@@ -227,8 +225,6 @@ def remember_frame(db: Session, frame: Frame) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(db: Session) -> None:
-    import time
-
     db.info.pop(_WRITER, None)
     now = time.time()
     pending = db.info.pop(_PENDING, [])
@@ -443,8 +439,6 @@ def lock_row(
 def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any]:
     """The game's current state: from this process's cache when it holds this version,
     else the latest snapshot + the actions after it (then cached)."""
-    from app import engine
-
     started = game.started if isinstance(game, GameRow) else game.state is not None
     if not started:
         raise NotFound("This game has not started yet.")
@@ -890,8 +884,6 @@ def _json_bytes(value: Any) -> bytes:
 def keep_held(key: str, game: GameRow, state: dict[str, Any], frame: Frame) -> None:
     """After ``write_held`` committed: the new state and the change's frame go into this
     process's memory (database `key`) at once: no transaction's commit would move them."""
-    import time
-
     states.put(key, game.id, game.version, game.seed, state)
     frame.committed_at = time.time()
     frames.put(key, frame)

@@ -11,6 +11,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
+from app import engine
+from app.bots.levels import ALL_LEVELS, LEVELS, LOBBY_LEVELS, label
+from app.engine.content import content
+from app.engine.errors import BadSetup
 from app.services import clocks, gamelog
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.rows import SeatRow
@@ -72,8 +76,6 @@ MAX_SEATS = 6
 
 def scenarios() -> list[dict[str, Any]]:
     """The scenarios of the content pack (teaching ones first)."""
-    from app.engine.content import content
-
     found: list[dict[str, Any]] = list(content().get("scenarios", []) or [])
     return sorted(found, key=lambda s: (not s.get("teaching", False), s.get("start_year", 0)))
 
@@ -126,30 +128,20 @@ def seat_bounds(s: dict[str, Any]) -> tuple[int, int]:
 
 def bot_levels() -> tuple[str, ...]:
     """The levels the lobby offers (app/bots/levels.py), weakest first."""
-    try:
-        from app.bots.levels import LOBBY_LEVELS
-    except ImportError:  # the bots package not installed yet
-        return ()
     return tuple(LOBBY_LEVELS)
 
 
 def bot_level_info() -> list[dict[str, str]]:
     """id, label and one-line description of each offered level, for forms and the API."""
-    from app.bots.levels import LEVELS
-
     return [{"id": x.id, "label": x.label, "description": x.description} for x in LEVELS]
 
 
 def bot_labels() -> dict[str, str]:
     """Every accepted level id (old ids too) -> the name a player reads."""
-    from app.bots.levels import ALL_LEVELS, label
-
     return {level: label(level) for level in ALL_LEVELS}
 
 
 def check_bot_level(level: str | None) -> str:
-    from app.bots.levels import ALL_LEVELS
-
     offered = bot_levels()
     if not level:
         # The Standard level under the id games have always stored (an alias of "standard").
@@ -223,9 +215,6 @@ SERVER_OPTION_KEYS = ("tutorial",)
 def startable_options(s: dict[str, Any], seats: int, options: dict[str, Any]) -> dict[str, Any]:
     """The options to store, once the engine has set up a game with them and this many
     seats: a game is never created that could not start (422 naming the option)."""
-    from app import engine
-    from app.engine.errors import BadSetup
-
     unknown = sorted(set(options) - set(OPTION_KEYS) - set(SERVER_OPTION_KEYS))
     if unknown:
         raise Invalid(f"There is no option {unknown[0]!r}.", field=f"options.{unknown[0]}")
@@ -425,8 +414,6 @@ def open_seat(db: Session, game: Game, user: User, index: int) -> Seat:
 def deal(db: Session, game: Game, user: User) -> dict[str, Any]:
     """Deal the powers, seed the RNG and make and save the engine's first state: the
     game is active. ``starting.start`` runs what follows (standing orders, deadlines)."""
-    from app import engine
-
     _lobby(game)
     _host(game, user)
     empty = [s.index + 1 for s in game.seats if s.is_empty]

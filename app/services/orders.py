@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.engine.content import content
 from app.services.errors import Invalid
 
 VOTES = ("yes", "no", "abstain")
@@ -65,8 +66,6 @@ def validate(orders: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def population(area_id: str) -> int:
-    from app.engine.content import content
-
     for area in content().get("areas", []) or []:
         if area["id"] == area_id:
             return int(area.get("population", 1))

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from app.services import lobby
 from app.store.models import Game, PlayerStats, Seat, User
 from app.store.types import utcnow
 
@@ -252,8 +253,6 @@ def profile(db: Session, username: str, viewer_id: int | None = None) -> Profile
 
 def game_line(game: Game, user_id: int) -> dict[str, Any]:
     """One game in a player's history: their power, place, points, rating change."""
-    from app.services import lobby
-
     seat = next(s for s in game.seats if s.user_id == user_id)
     outcome = game.outcome or {}
     ranking = [int(s) for s in outcome.get("ranking") or []]

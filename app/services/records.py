@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import engine
 from app.services import gamelog, lobby
 from app.services.errors import Conflict, Forbidden
 from app.store.models import Action, Game
@@ -17,8 +18,6 @@ FORMAT = "imperial-glory/record@1"
 
 
 def export_record(db: Session, game: Game) -> dict[str, Any]:
-    from app import engine
-
     state = gamelog.load_state(game)
     actions = db.scalars(select(Action).where(Action.game_id == game.id).order_by(Action.seq)).all()
     return {
@@ -53,8 +52,6 @@ def record_for_player(db: Session, game_id: int, user_id: int | None) -> dict[st
 
 def replay_record(record: dict[str, Any]) -> dict[str, Any]:
     """The state obtained by replaying `record` from its seed."""
-    from app import engine
-
     log = [(int(a["seat"]), a["action"]) for a in record["actions"]]
     state: dict[str, Any] = engine.replay(
         record["scenario"],
@@ -68,8 +65,6 @@ def replay_record(record: dict[str, Any]) -> dict[str, Any]:
 
 def verify_record(record: dict[str, Any]) -> tuple[bool, str]:
     """(whether the replay reproduces `state_hash`, the hash it produced)."""
-    from app import engine
-
     if record.get("format") != FORMAT:
         raise ValueError(
             f"not a game record (format {record.get('format')!r}, expected {FORMAT!r})"

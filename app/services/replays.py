@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import engine
 from app.services import lobby, moves, play
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.models import Action, Event
@@ -31,8 +32,6 @@ def replay_step(
     """The position after `step` actions, seen from `seat` (None: the public view), with
     the action that led to it and the log up to it. Same fields as the seat view, so the
     game page draws it; `replay` holds what is particular to the step."""
-    from app import engine
-
     game = lobby.get_game(db, game_id)
     if not lobby.can_see(db, game, user_id):
         raise Forbidden("This game is private.")

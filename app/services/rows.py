@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from app import engine
+from app.engine.errors import ContentMismatch
 from app.services.errors import Conflict
 
 
@@ -27,9 +29,6 @@ def state_hash(state: dict[str, Any]) -> str:
 
 def parse_state(text: str) -> dict[str, Any]:
     """A stored state; refused (409) when saved under another content pack."""
-    from app import engine
-    from app.engine.errors import ContentMismatch
-
     try:
         state: dict[str, Any] = engine.loads(text)
     except ContentMismatch as exc:

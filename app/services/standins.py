@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.bots.temperament import label as temperament_label
 from app.bots.temperament import temperament_for
-from app.services import clocks, notifications
+from app.services import clocks, lobby, notifications, ratings
 from app.store.models import Action, Event, Game, Seat
 
 #: the bot that stands in (the Standard level)
@@ -35,8 +35,6 @@ _SEATS: Any = Seat.__table__
 def who(seat: Any, game: Any = None) -> str:
     """ "alice (Han)": the seat's person and power (`game` names the scenario for a seat
     read without its game, the hot path's ``gamelog.SeatRow``)."""
-    from app.services import lobby
-
     name = seat.user.username if seat.user else f"Seat {seat.index + 1}"
     if game is not None:
         power = lobby.power_name(game.scenario, seat.power)
@@ -136,8 +134,6 @@ def on_finish(db: Session, game: Game) -> None:
     """Called once when a game has just finished: its result notes record the stand-in
     decisions per seat and every bot seat's temperament, then the players' ratings move
     (app/services/ratings.py). The engine's `outcome` is left as the engine made it."""
-    from app.services import ratings
-
     notes = dict(game.result_notes or {})
     if "standin" not in notes:
         notes["standin"] = {str(k): v for k, v in counts(db, game.id).items()}

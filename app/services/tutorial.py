@@ -29,8 +29,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app import engine
 from app.engine.content import content
+from app.services import gamelog, lobby, moves, play
 from app.store.models import Action, Event, Game, Seat, User
+from app.store.types import utcnow
 
 SCENARIO = "tutorial"
 POWERS = ("kushan", "han")
@@ -65,10 +68,6 @@ def current(db: Session, user_id: int | None) -> Game | None:
 
 def start(db: Session, user: User) -> Game:
     """Resume the user's tutorial, or set up a new one (not committed)."""
-    from app import engine
-    from app.services import gamelog, lobby, moves
-    from app.store.types import utcnow
-
     running = current(db, user.id)
     if running is not None:
         return running
@@ -342,8 +341,6 @@ def seen_in_log(db: Session, game_id: int, seat: int = 0) -> set[str]:
 def coach(db: Session, game: Game, user_id: int) -> dict[str, Any]:
     """What the page's coach shows now: the situation, the action to take, why (with
     the rules), and the progress through the situations."""
-    from app.services import play
-
     payload = play.seat_view(db, game.id, user_id)
     seen = seen_in_log(db, game.id, payload["seat"] or 0)
     out: dict[str, Any] = {
