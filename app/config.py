@@ -86,9 +86,6 @@ class Settings(BaseSettings):
     mail_sink: str | None = None
     # Webhooks may point at private and loopback addresses (a table on one LAN; tests).
     webhook_allow_private: bool = False
-    #: answer the view and an action, the requests of every move, in app/web/fastlane.py
-    #: (off: every request goes through FastAPI's routes; benchmarks compare both)
-    fast_lane: bool = True
     # Rate limits, "hits/seconds" (defaults in app/services/ratelimit.py): sign-ups and
     # password-reset requests per address, chat lines, actions and new games per user.
     rate_signup: str | None = None

@@ -1,6 +1,6 @@
 """A person's own hold on her seat and her clock: "I'm away" (her standing orders and a
 stand-in play at once), "I'm back" (she takes the seat back; any move of hers does too,
-app/services/play.py ``submit_action``) and "more time" (an extension of her own bank,
+app/services/moves.py ``submit_action``) and "more time" (an extension of her own bank,
 a few per game).
 
 Each is one short transaction on the locked game that moves its version, through the

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, lobby, moves, standins
+from app.services import gamelog, lobby, moves, publisher, standins
 from app.store.models import Game
 from app.store.types import utcnow
 
@@ -67,9 +67,10 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
 def run_once(
     factory: sessionmaker[Session],
     now: datetime | None = None,
-    publish: Callable[[int, int], None] | None = None,
+    publish: Callable[[int, int], None] = publisher.publish,
 ) -> list[tuple[int, int]]:
-    """Expire every overdue game, one transaction each; returns (game_id, version) changed."""
+    """Expire every overdue game, one transaction each, each published after its commit
+    (through the publisher installed at start-up); returns (game_id, version) changed."""
     now = now or utcnow()
     with factory() as db:
         ids = due_games(db, now)
@@ -87,6 +88,5 @@ def run_once(
             db.close()
         if version is not None:
             changed.append((game_id, version))
-            if publish is not None:
-                publish(game_id, version)
+            publish(game_id, version)
     return changed

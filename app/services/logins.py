@@ -69,15 +69,6 @@ def cached(db: Session, token: str | None) -> UserSession | None:
     return _attach(db, *hit) if hit is not None else None
 
 
-def cached_ids(token: str | None) -> tuple[int, str] | None:
-    """Whose session ``token`` is and its CSRF token, from the cache alone (no query,
-    no ORM rows): what the two requests of every move need (``app/web/fastlane.py``)."""
-    hit = _hit(token)
-    if hit is None:
-        return None
-    return hit[0]["user_id"], hit[0]["csrf_token"]
-
-
 def user_id_for_token(db: Session, token: str | None) -> int | None:
     """Whose session ``token`` is, and nothing more (a socket's action checks only
     that): a hit skips building and attaching the ORM rows, which is most of a hit's

@@ -4,7 +4,7 @@ app/services/absence.py and tablevotes.py) and when she takes it back, a line go
 the chronicle for everyone; at the end the result says how many decisions a bot made
 for each seat ("played by a bot for 14 decisions").
 
-While a stand-in plays, the person's standing orders answer first (app/services/play.py
+While a stand-in plays, the person's standing orders answer first (app/services/moves.py
 ``next_server_move``), the bot whatever they do not cover.
 """
 

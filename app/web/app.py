@@ -34,8 +34,6 @@ from app.services.errors import ServiceError
 from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import gc_tuning
-from app.web.deps import publish
-from app.web.fastlane import PlayFastLane
 from app.web.limits import BodyLimits
 from app.web.routes import api, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
@@ -62,7 +60,7 @@ async def deadline_loop(app: FastAPI, period: float) -> None:
     while True:
         await asyncio.sleep(period)
         try:
-            await run_in_threadpool(deadlines.run_once, app.state.sessionmaker, None, publish)
+            await run_in_threadpool(deadlines.run_once, app.state.sessionmaker)
         except Exception:
             log.exception("deadline runner failed")
         try:
@@ -263,7 +261,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(ServiceError, service_error)
     app.add_exception_handler(StarletteHTTPException, not_found)
     app.add_exception_handler(RequestValidationError, validation_error)
-    app.add_middleware(PlayFastLane)  # innermost: inside the body limits and headers
     app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")

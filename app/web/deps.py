@@ -146,16 +146,6 @@ def form_csrf_ok(request: Request, login: UserSession | None, submitted: str | N
     return same_token(submitted, expected)
 
 
-def publish(game_id: int, version: int, notified: bool = False) -> None:
-    """Tell the realtime layer, after commit. Never fails the request."""
-    from app import realtime
-
-    try:
-        realtime.publish(game_id, version, notified)
-    except Exception:
-        log.exception("publish(%s, %s) failed", game_id, version)
-
-
 def client_ip(request: Request) -> str:
     """The client's address as the per-address limits count it: the peer's, or the
     one a trusted proxy names in X-Forwarded-For (uvicorn's proxy headers,

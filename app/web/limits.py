@@ -55,7 +55,7 @@ async def send_json(
     send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     """A whole JSON answer, already encoded, straight to ASGI's `send` (for the pure
-    ASGI middleware: these body limits and the fast lane, app/web/fastlane.py)."""
+    ASGI middleware: these body limits)."""
     await send(
         {
             "type": "http.response.start",

@@ -83,7 +83,7 @@ def _submit(
     ordinary: bool = False,
     key: str | None = None,
 ) -> moves.ActionResult:
-    """The move as a socket or the fast lane submits it: a fresh session, committed.
+    """The move as a socket or an HTTP request submits it: a fresh session, committed.
     `ordinary` opens the session's transaction first, which the held path never joins."""
     with factory() as db:
         if ordinary:

@@ -1,6 +1,6 @@
 """The same request sent several times at once (one idempotency key): the first is
 applied, every other waits for it and gets its answer replayed, never a 409 (issue 29;
-docs/api.md, Idempotency), on SQLite and PostgreSQL, over HTTP and the fast lane off."""
+docs/api.md, Idempotency), on SQLite and PostgreSQL, over HTTP."""
 
 from __future__ import annotations
 

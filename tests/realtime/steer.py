@@ -15,7 +15,7 @@ from collections import defaultdict
 from typing import Any
 
 from app import engine
-from app.services.play import forced_action
+from app.services.moves import forced_action
 
 Step = tuple[int, dict[str, Any]]  # (seat, action)
 

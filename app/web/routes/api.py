@@ -16,6 +16,7 @@ from app.content.validate import MAIN_SCENARIO
 from app.engine.rules import ROUNDS_PER_TURN
 from app.services import accounts, lobby, ratelimit, starting
 from app.services.errors import Invalid
+from app.services.publisher import publish
 from app.store.models import User, UserSession
 from app.web.deps import (
     DB,
@@ -26,7 +27,6 @@ from app.web.deps import (
     MaybeUser,
     SettingsDep,
     client_ip,
-    publish,
 )
 from app.web.limits import GameId, InviteCode, SeatIndex
 from app.web.schemas import (

@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 from app.services import accounts, gamelog, lobby, moves, ratelimit, ratings, starting, tutorial
 from app.services.errors import Forbidden, ServiceError
+from app.services.publisher import publish
 from app.services.ratelimit import retry_after
 from app.store.models import Game, User, UserSession
 from app.web.deps import (
@@ -27,7 +28,6 @@ from app.web.deps import (
     SettingsDep,
     client_ip,
     form_csrf_ok,
-    publish,
 )
 from app.web.limits import GameId, InviteCode, SeatIndex
 from app.web.routes.api import RESET_SENT, send_reset_mail, set_session_cookie

@@ -29,9 +29,10 @@ from app.services import (
 )
 from app.services.errors import Forbidden, Invalid
 from app.services.inputs import ActionBody, ActionModel
+from app.services.publisher import publish
 from app.store import blocking
 from app.store.models import Game
-from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser, publish
+from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser
 from app.web.limits import MAX_DB_INT, BadJSON, GameId, InviteCode, parse_json, seq_query
 from app.web.schemas import (
     ERROR_RESPONSES,
@@ -55,8 +56,7 @@ def fast_json(payload: dict[str, Any]) -> Response:
 
 
 def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) -> dict[str, Any]:
-    """The seat's view, and the read's transaction ended in the same call (here and in
-    the fast lane): with a database server, ending it afterwards would be a second
+    """The seat's view, and the read's transaction ended in the same call: with a database server, ending it afterwards would be a second
     hand-off to the thread pool for one ROLLBACK."""
     try:
         return play.seat_view(db, game_id, user_id, code)
@@ -65,8 +65,7 @@ def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) 
 
 
 def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> moves.ActionResult:
-    """Submit the action and commit: the request owns the transaction (here and in the
-    fast lane, app/web/fastlane.py)."""
+    """Submit the action and commit: the request owns the transaction."""
     result = moves.submit_action(
         db,
         game_id,
