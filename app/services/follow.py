@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, play
+from app.services import gamelog, moves
 from app.store.models import Event
 
 _E: Table = Event.__table__  # type: ignore[assignment]
@@ -76,7 +76,7 @@ def frame_of(
         game_id=row.id,
         version=row.version,
         state=state,
-        fields=play.game_fields(row),  # type: ignore[arg-type]
+        fields=moves.game_fields(row),
         deadlines=dict(row.deadlines or {}),
         undo_seat=row.undo_seat,
         first_event=after_event,
