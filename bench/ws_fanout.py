@@ -131,9 +131,15 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = (workdir / "server.log").open("wb")
         env = {**os.environ, "DATABASE_URL": self.url, "LOG_LEVEL": "warning"}
+        # One address, six people, up to 1,000 games each: the limits a host sets for
+        # strangers (docs/api.md, "Limits") would refuse the bench's own sockets.
         env.update(
-            RATE_SIGNUP="100000/60", RATE_ACTIONS="100000/60", RATE_GAMES="100000/60"
-        )  # one address, many players
+            RATE_SIGNUP="100000/60",
+            RATE_ACTIONS="100000/60",
+            RATE_GAMES="100000/60",
+            WS_PER_USER="100000",
+            WS_PER_ADDRESS="100000",
+        )
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
             + ["--port", str(self.port)]
