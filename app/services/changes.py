@@ -28,6 +28,8 @@ from typing import Any
 
 import orjson
 
+from app import engine
+
 log = logging.getLogger(__name__)
 
 #: the changes kept per game (a process that fell further behind replays the log)
@@ -147,8 +149,6 @@ def catch_up(
     path = changes.path(db_key, game_id, held[0], version)
     if path is None:
         return None
-    from app import engine
-
     state = held[2]
     applied = 0
     try:

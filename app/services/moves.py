@@ -95,6 +95,7 @@ def submit_action(
     now: datetime | None = None,
 ) -> ActionResult:
     """A person's action, from the HTTP API or a socket."""
+    at = now or utcnow()  # one clock reading for the move and a seat taken back with it
 
     def seat_of(game: GameRow, writer: Writer) -> SeatRow:
         seat = next((s for s in game.seats if s.user_id == user_id), None)
@@ -106,10 +107,10 @@ def submit_action(
             if not writer.answers:  # taking the seat back writes the seat's row
                 raise Conflict("A stand-in plays this seat.", code="standin")
             # She is back: acting takes her seat back from the stand-in (issue 26).
-            standins.take_back(db, game, seat, now or utcnow())
+            standins.take_back(db, game, seat, at)
         return seat
 
-    return _play(db, game_id, expected_version, seat_of, action, now, user_id, idempotency_key)
+    return _play(db, game_id, expected_version, seat_of, action, at, user_id, idempotency_key)
 
 
 def submit_server_move(
