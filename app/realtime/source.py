@@ -88,6 +88,8 @@ class ServiceSource:
         held = gamelog.frames.get(self._db_key, game_id)
         if held is not None and held[0].version >= version:
             return False  # nothing new to this process: the reload finds what changed
+        if follow.in_memory(self._db_key, game_id, version) is not None:
+            return True
         try:
             with self.session() as db:
                 got = changes.changes.ending(self._db_key, game_id, version)
@@ -101,6 +103,7 @@ class ServiceSource:
         if frame is None or frame.version < version:
             return False
         gamelog.frames.put(self._db_key, frame)
+        log.debug("game %s: followed to %s by reading", game_id, version)
         return True
 
     def change(self, game_id: int, version: int) -> tuple[int, Any, str | None] | None:
@@ -117,14 +120,21 @@ class ServiceSource:
         return change[0], change[1], digest
 
     def heard(
-        self, game_id: int, since: int, version: int, moves: str, digest: str | None = None
+        self, game_id: int, since: int, version: int, change: str, digest: str | None = None
     ) -> None:
-        """Another process's NOTIFY carried the moves of its change `since` -> `version`
-        (and the digest of the row it wrote): kept for this process's next load of the
-        game (``changes.catch_up``) and its frame (``follow``)."""
+        """Another process's NOTIFY carried its change `since` -> `version` (its moves,
+        maybe its row change: ``changes.parse``) and the digest of the row it wrote: kept
+        for this process's next load of the game (``changes.catch_up``) and its frame
+        (``follow``)."""
         # Only for a game whose state is held: the others would be replayed anyway.
-        if self._db_key is not None and gamelog.states.latest(self._db_key, game_id):
-            changes.changes.put(self._db_key, game_id, since, version, moves, digest)
+        if self._db_key is None or not gamelog.states.latest(self._db_key, game_id):
+            return
+        try:
+            moves, row = changes.parse(change)
+        except (ValueError, KeyError, TypeError):
+            log.warning("game %s: a change heard could not be read", game_id)
+            return
+        changes.changes.put(self._db_key, game_id, since, version, moves, digest, row)
 
     @contextmanager
     def session(self, *, write: bool = False) -> Iterator[Session]:

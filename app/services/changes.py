@@ -24,11 +24,13 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import orjson
 
 from app import engine
+from app.services.rows import GameRow, copy_row
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +41,20 @@ GAMES = 2000
 
 #: (seat, action) of each action a change appended, in order; or their JSON text
 Moves = list[tuple[int, dict[str, Any]]] | str
+#: what a one-statement write adds to its moves (``gamelog.row_change``): "from", the
+#: digest of the row it started from; "row", the columns it wrote; "events", its events
+RowChange = dict[str, Any]
 
 
 class ChangeLog:
     """(database, game) -> the recent changes: since -> (version, moves, the database's
-    digest of the row the change wrote, when known)."""
+    digest of the row the change wrote, when known, and its ``RowChange`` when sent)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._games: OrderedDict[tuple[str, int], dict[int, tuple[int, Moves, str | None]]] = (
-            OrderedDict()
-        )
+        self._games: OrderedDict[
+            tuple[str, int], dict[int, tuple[int, Moves, str | None, RowChange | None]]
+        ] = OrderedDict()
         #: moves applied by ``catch_up``, and loads it spared a replay
         self.applied = 0
         self.caught_up = 0
@@ -62,12 +67,13 @@ class ChangeLog:
         version: int,
         moves: Moves,
         digest: str | None = None,
+        row: RowChange | None = None,
     ) -> None:
         if version <= since:
             return
         with self._lock:
             held = self._games.setdefault((db_key, game_id), {})
-            held[since] = (version, moves, digest)
+            held[since] = (version, moves, digest, row)
             while len(held) > PER_GAME:
                 del held[min(held)]
             self._games.move_to_end((db_key, game_id))
@@ -79,10 +85,17 @@ class ChangeLog:
     ) -> tuple[int, Moves, str | None] | None:
         """(since, moves, digest) of the change that made `version`, if it is held."""
         with self._lock:
-            for since, (to, moves, digest) in self._games.get((db_key, game_id), {}).items():
+            for since, (to, moves, digest, _row) in self._games.get((db_key, game_id), {}).items():
                 if to == version:
                     return since, moves, digest
         return None
+
+    def step(
+        self, db_key: str, game_id: int, since: int
+    ) -> tuple[int, Moves, str | None, RowChange | None] | None:
+        """(version, moves, digest, row change) of the change that started at `since`."""
+        with self._lock:
+            return self._games.get((db_key, game_id), {}).get(since)
 
     def path(self, db_key: str, game_id: int, since: int, version: int) -> list[Moves] | None:
         """The moves of the changes from `since` to `version`, in order; None if a
@@ -105,6 +118,61 @@ class ChangeLog:
 
 
 changes = ChangeLog()
+
+
+#: the game row's columns the one-statement write sets (``gamelog._HELD_WRITE``), besides
+#: ``updated_at``
+HELD_COLUMNS = (
+    "status",
+    "version",
+    "last_action",
+    "last_event",
+    "deadlines",
+    "next_deadline",
+    "clocks",
+    "undo_seat",
+    "server_turn",
+)
+
+
+def row_change(game: GameRow, digest: str, events: list[dict[str, Any]]) -> RowChange:
+    """What a one-statement write does to the row whose digest was `digest`: the columns
+    it sets and the events it appends (``gamelog.record``'s rows). Sent with its moves,
+    it lets a process holding that row (``Frame.row`` with that digest) follow the
+    change without a read (``follow.in_memory``)."""
+    return {
+        "from": digest,
+        "row": {k: getattr(game, k) for k in HELD_COLUMNS},
+        "events": [[e["seq"], e["action_seq"], e["visible_to"], e["payload"]] for e in events],
+    }
+
+
+def changed_row(row: GameRow, change: RowChange) -> GameRow:
+    """A private copy of `row` with a ``row_change``'s columns (as its JSON carried them)."""
+    new = copy_row(row)
+    for key, value in change["row"].items():
+        if key == "next_deadline" and isinstance(value, str):
+            value = datetime.fromisoformat(value)
+        setattr(new, key, value)
+    return new
+
+
+def parse(text: str) -> tuple[Moves, RowChange | None]:
+    """A NOTIFY's change (``publisher.decode_change``): its moves (their JSON text, for
+    a bare list: parsed only if needed) and its row change, if it carries one."""
+    if not text.startswith("{"):
+        return text, None
+    whole = orjson.loads(text)
+    return [(int(seat), action) for seat, action in whole.pop("moves")], whole
+
+
+def advance(state: dict[str, Any], moves: Moves) -> dict[str, Any]:
+    """`state` moved on by `moves` (the engine is deterministic: the same moves from
+    the same state make the same state, in whichever process)."""
+    for seat, action in orjson.loads(moves) if isinstance(moves, str) else moves:
+        state, _events = engine.apply(state, int(seat), action)
+        changes.applied += 1
+    return state
 
 
 def moves_of(rows: Iterable[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
@@ -149,17 +217,14 @@ def catch_up(
     path = changes.path(db_key, game_id, held[0], version)
     if path is None:
         return None
-    state = held[2]
-    applied = 0
+    state, before = held[2], changes.applied
     try:
         for moves in path:
-            for seat, action in orjson.loads(moves) if isinstance(moves, str) else moves:
-                state, _events = engine.apply(state, int(seat), action)
-                applied += 1
+            state = advance(state, moves)
     except Exception:  # not what the log holds: the replay will say
         log.warning("game %s: the changes %s -> %s do not apply", game_id, held[0], version)
         return None
-    changes.applied += applied
     changes.caught_up += 1
+    applied = changes.applied - before
     log.debug("game %s: %d moves applied, %s -> %s", game_id, applied, held[0], version)
     return state

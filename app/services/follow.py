@@ -3,13 +3,19 @@
 The process that commits a change pushes it to its own sockets from memory (its
 ``Frame``: the new state, the game's fields, the change's events). A process that only
 hears of the change (NOTIFY) builds the same frame here, so that its hub pushes from
-memory too instead of building every user's whole view again: one read of the game
-row, its state from the state cache moved on by the change's moves
-(``app/services/changes.py``: no replay of the log), and one read of the new events.
+memory too instead of building every user's whole view again:
+
+- ``in_memory``: when it holds the row the change started from (the frame of the
+  version before, with the digest the writer started from) and the NOTIFY carried the
+  change's columns and events (``changes.row_change``): no read at all;
+- ``frame_of`` otherwise: one read of the game row, its state from the state cache moved
+  on by the change's moves (``app/services/changes.py``: no replay of the log), and one
+  read of the new events.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,8 +23,10 @@ from typing import Any
 from sqlalchemy import Table, bindparam, select
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, moves
+from app.services import changes, gamelog, moves
 from app.store.models import Event
+
+log = logging.getLogger(__name__)
 
 _E: Table = Event.__table__  # type: ignore[assignment]
 _EVENTS = (
@@ -87,3 +95,59 @@ def frame_of(
         row=gamelog.copy_row(row) if digest and row.version == version else None,
         digest=digest if row.version == version else None,
     )
+
+
+def in_memory(db_key: str, game_id: int, version: int) -> gamelog.Frame | None:
+    """The frame of `version` made from this process's frame of an earlier version and
+    the changes heard since, each with its row change: no read. Each step's frame and
+    state are kept (``gamelog.frames``, ``gamelog.states``), so that the hub's recent
+    events stay one run and the next move of the game is a one-statement write. None
+    when a step is missing or does not start from the row held (its digest differs: a
+    seat or a setting changed without a move): the caller reads instead."""
+    got = gamelog.frames.get(db_key, game_id)
+    if got is None:
+        return None
+    frame = got[0]
+    while frame.version < version:
+        step = changes.changes.step(db_key, game_id, frame.version)
+        if step is None or frame.row is None or frame.digest is None:
+            return None
+        since, (to, moves_of_step, digest, change) = frame.version, step
+        if change is None or digest is None or change.get("from") != frame.digest:
+            return None
+        seed = frame.row.seed
+        state = frame.state or gamelog.states.get(db_key, game_id, frame.version, seed)
+        if state is None:
+            return None
+        try:
+            state = changes.advance(state, moves_of_step)
+        except Exception:  # not what the log holds: the read and replay will say
+            return None
+        row = changes.changed_row(frame.row, change)
+        if row.version != to:
+            return None
+        frame = gamelog.Frame(
+            game_id=game_id,
+            version=to,
+            state=state,
+            fields=moves.game_fields(row),
+            deadlines=dict(row.deadlines or {}),
+            undo_seat=row.undo_seat,
+            first_event=frame.last_event,
+            last_event=row.last_event,
+            events=[(seq, aseq, to_, payload) for seq, aseq, to_, payload in change["events"]],
+            seats=frame.seats,
+            server_turn=row.server_turn,
+            row=row,
+            digest=digest,
+        )
+        gamelog.states.put(db_key, game_id, to, seed, state)
+        gamelog.frames.put(db_key, frame)
+        log.debug(
+            "game %s: %d moves applied, %s -> %s, in memory",
+            game_id,
+            len(moves_of_step),
+            since,
+            to,
+        )
+    return frame if frame.version == version else None

@@ -31,7 +31,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
@@ -47,6 +47,7 @@ from app.services.rows import (
     Prior,
     SeatRow,
     SeatUser,
+    copy_row,
     dumps,
     parse_state,
     state_hash,
@@ -801,11 +802,6 @@ SELECT g.digest, pg_notify(%(channel)s, replace(%(payload)s, chr(1), g.digest)) 
 """
 
 
-def copy_row(game: GameRow) -> GameRow:
-    """A private copy of a hot-path row (its seats too: a move changes ``missed``)."""
-    return replace(game, seats=[replace(s) for s in game.seats], prior=None, state_text=None)
-
-
 def held(key: str, game_id: int, version: int) -> tuple[GameRow, dict[str, Any], str] | None:
     """The game at `version` as this process last wrote it to database `key`, when it
     holds it: a private copy of its row, its state (shared: never mutate) and the
@@ -854,6 +850,7 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
     from psycopg.types.json import Jsonb
 
     moves, mark = changes.moves_of(appends.actions), DIGEST_MARK
+    row = changes.row_change(game, digest, appends.events)
     return {
         "id": game.id,
         "expected": expected,
@@ -872,7 +869,9 @@ def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) ->
         "events": Jsonb(appends.events, _json_bytes),
         "channel": CHANNEL,
         # the new digest is put in by the statement, for chr(1) (DIGEST_MARK)
-        "payload": encode_payload(game.id, game.version, publisher.origin(), expected, moves, mark),
+        "payload": encode_payload(
+            game.id, game.version, publisher.origin(), expected, moves, mark, row
+        ),
     }
 
 

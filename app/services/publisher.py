@@ -80,17 +80,28 @@ def encode_payload(
     since: int | None = None,
     moves: list[tuple[int, dict[str, Any]]] | None = None,
     digest: str | None = None,
+    row: dict[str, Any] | None = None,
 ) -> str:
     """``game:version``, and ``:origin`` (the sending process) when it has one; then
-    ``:since:digest:moves`` (the change's first version, the database's digest of the
-    row it wrote or "", and its moves as JSON: ``app/services/changes.py``) when given
-    and the whole fits a NOTIFY (a digest counted at its full 32 characters)."""
+    ``:since:digest:change`` (the change's first version, the database's digest of the
+    row it wrote or "", and the change as JSON: ``app/services/changes.py``) when given
+    and the whole fits a NOTIFY (a digest counted at its full 32 characters).
+
+    The change is its moves, or, with `row` (``changes.RowChange``: the digest of the
+    row it started from, the columns it wrote and its events), ``{"moves": …, **row}``,
+    so that a process holding that row follows without reading the database; when that
+    does not fit, the moves alone."""
     head = f"{int(game_id)}:{int(version)}"
     if since is None or moves is None:
         return f"{head}:{origin}" if origin else head
-    whole = f"{head}:{origin}:{int(since)}:{digest or ''}:" + orjson.dumps(moves).decode()
-    if len(whole.encode()) + (31 if digest == DIGEST_MARK else 0) <= NOTIFY_MAX:
-        return whole
+    start = f"{head}:{origin}:{int(since)}:{digest or ''}:"
+    extra = 31 if digest == DIGEST_MARK else 0
+    bodies = [orjson.dumps(moves)]
+    if row is not None:
+        bodies.insert(0, orjson.dumps({"moves": moves, **row}))
+    for body in bodies:
+        if len(start.encode()) + len(body) + extra <= NOTIFY_MAX:
+            return start + body.decode()
     return f"{head}:{origin}" if origin else head
 
 
@@ -107,7 +118,7 @@ def decode_payload(payload: str) -> tuple[int, int, str] | None:
 
 def decode_change(payload: str) -> tuple[int, str | None, str] | None:
     """The change a payload carries: (its first version, the row's digest or None, its
-    moves' JSON text), or None."""
+    JSON text: the moves, or an object with them and the row's change), or None."""
     parts = payload.split(":", 5)
     if len(parts) != 6:
         return None

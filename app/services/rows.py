@@ -5,7 +5,7 @@ the lobby), and its state's JSON, byte for byte the engine's."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -94,6 +94,11 @@ class GameRow:
     state_text: str | None = None
     #: the action already stored under the request's idempotency key, read with the lock
     prior: Prior | None = None
+
+
+def copy_row(game: GameRow) -> GameRow:
+    """A private copy of a hot-path row (its seats too: a move changes ``missed``)."""
+    return replace(game, seats=[replace(s) for s in game.seats], prior=None, state_text=None)
 
 
 @dataclass

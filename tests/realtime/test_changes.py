@@ -5,6 +5,7 @@ instead of replaying the game's log from its snapshot."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from app.services.publisher import (
     decode_payload,
     encode_payload,
 )
+from app.services.rows import GameRow, SeatRow, SeatUser
 
 from .conftest import make_table
 from .test_fanout_pg import move
@@ -53,6 +55,45 @@ def test_a_payload_carries_the_moves_of_its_change_when_they_fit() -> None:
     assert encode_payload(12, 345, "ab12", 344, fits, DIGEST_MARK) != plain
     assert decode_change("12:345:ab12:x::[]") is None
     assert decode_change("junk") is None
+
+
+def test_a_payload_carries_the_row_change_of_a_one_statement_write_when_it_fits() -> None:
+    moves = [(1, {"type": "pass"})]
+    row = {
+        "from": "a" * 32,
+        "row": {"version": 8, "next_deadline": datetime(2026, 11, 28, 9, 30, tzinfo=UTC)},
+        "events": [[41, 7, None, {"kind": "passed"}], [42, 7, [1], {"kind": "drew"}]],
+    }
+    payload = encode_payload(12, 8, "ab", 7, moves, DIGEST_MARK, row)
+    change = decode_change(payload.replace(DIGEST_MARK, "e" * 32))
+    assert change is not None and change[:2] == (7, "e" * 32)
+    got_moves, got_row = changes.parse(change[2])
+    assert got_moves == moves and got_row is not None
+    assert got_row["from"] == "a" * 32 and got_row["events"] == row["events"]
+    # The columns come back as the row holds them (a deadline as a time, not a text).
+    seat = SeatRow(3, 1, 5, None, "han", 0, None, None, SeatUser("bo"))
+    held = GameRow(
+        **{
+            **dict.fromkeys(("scenario", "status", "pace", "options", "seed", "clocks")),
+            **dict.fromkeys(("deadlines", "next_deadline", "outcome", "finished_at")),
+            **dict.fromkeys(("undo_seat", "result_notes", "host_id", "public")),
+        },
+        id=12,
+        version=7,
+        last_action=3,
+        last_event=40,
+        state_seq=0,
+        started=True,
+        server_turn=False,
+        seats=[seat],
+    )
+    moved = changes.changed_row(held, got_row)
+    assert moved.version == 8 and moved.next_deadline == row["row"]["next_deadline"]
+    assert held.version == 7 and moved.seats[0] is not seat  # a private copy
+    # Too long with the row change: the moves alone still go.
+    big = {**row, "events": [[41, 7, None, {"text": "x" * NOTIFY_MAX}]]}
+    alone = decode_change(encode_payload(12, 8, "ab", 7, moves, "d" * 32, big))
+    assert alone is not None and changes.parse(alone[2]) == (orjson.dumps(moves).decode(), None)
 
 
 def _play(state: dict[str, Any], count: int) -> list[tuple[dict[str, Any], list[Any]]]:
@@ -129,6 +170,12 @@ def test_a_process_that_watches_a_game_applies_the_other_processes_moves(
         lines = _lines(server.log_path, mark)
         applied = [x for x in lines if f"game {game}: " in x and "moves applied" in x]
         replayed = [x for x in lines if f"game {game}: replayed" in x]
-        # Each process applied the other's moves, and never read the log to follow them.
+        # Each process applied the other's moves, and never read the log to follow them;
+        # it followed them in memory, from the row it held and the change's columns and
+        # events the NOTIFY carried (follow.in_memory), without reading the game at all.
         assert applied, "\n".join(lines[-40:])
         assert not replayed, replayed
+        in_memory = [x for x in applied if "in memory" in x]
+        read = [x for x in lines if f"game {game}: followed to" in x and "by reading" in x]
+        assert len(in_memory) >= 4, "\n".join(lines[-40:])
+        assert len(read) <= 1, read
