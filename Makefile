@@ -41,7 +41,7 @@ test: install-dev chromium
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto --dist worksteal --durations=15
+	$(BIN)/python -m pytest -n auto --dist worksteal --durations=40
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench scripts
