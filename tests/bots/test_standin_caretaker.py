@@ -52,7 +52,12 @@ def test_a_standin_refuses_an_offer_a_bot_seat_would_weigh() -> None:
     game = Game(seed=1, last_action=0)
     standin = Seat(index=index, bot_level=None, standin="standard")
     bot = Seat(index=index, bot_level="standard", standin=None)
-    assert moves.bot_action(game, state, bot)["answer"] == "accept"  # the seat's own bot takes it
+    refuse = {"type": "answer_offer", "answer": "refuse"}
+    # The seat's own bot weighs it: it takes it or counters it (20.14), it does not refuse.
+    weighed = moves.bot_action(game, state, bot)
+    assert weighed != refuse
+    assert weighed.get("answer") == "accept" or weighed["type"] == "offer", weighed
+    engine.check(state, index, weighed)
     action = moves.bot_action(game, state, standin)
-    assert action == {"type": "answer_offer", "answer": "refuse"}
+    assert action == refuse
     engine.check(state, index, action)  # and it is legal (20.14)

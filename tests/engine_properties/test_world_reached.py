@@ -26,12 +26,12 @@ REACHED = (
 
 def test_random_games_reach_every_new_rule_of_the_world() -> None:
     seen: Counter[str] = Counter()
-    for scenario, seats, options in (
-        ("teaching", ["kushan", "han"], None),
+    for scenario, seats, options, seeds in (
+        ("teaching", ["kushan", "han"], None, range(5)),
         # the long campaign (2.2): eight game turns give the usurpers time to be bought off
-        ("four_empires", ["rome", "parthia", "kushan", "han"], {"end_turn": 8}),
+        ("four_empires", ["rome", "parthia", "kushan", "han"], {"end_turn": 8}, range(5, 10)),
     ):
-        for seed in range(5):
+        for seed in seeds:
             record = play_game(scenario, seats, seed, "random", options, keep_log=False)
             assert not record.errors, record.errors[:1]
             seen.update({k: v for k, v in record.politics.items() if k in REACHED})
