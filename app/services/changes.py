@@ -41,7 +41,7 @@ GAMES = 2000
 
 #: (seat, action) of each action a change appended, in order; or their JSON text
 Moves = list[tuple[int, dict[str, Any]]] | str
-#: what a one-statement write adds to its moves (``gamelog.row_change``): "from", the
+#: what a one-statement write adds to its moves (``row_change``): "from", the
 #: digest of the row it started from; "row", the columns it wrote; "events", its events
 RowChange = dict[str, Any]
 

@@ -112,11 +112,14 @@ def in_memory(db_key: str, game_id: int, version: int) -> gamelog.Frame | None:
         step = changes.changes.step(db_key, game_id, frame.version)
         if step is None or frame.row is None or frame.digest is None:
             return None
-        since, (to, moves_of_step, digest, change) = frame.version, step
+        since = frame.version
+        to, moves_of_step, digest, change = step
         if change is None or digest is None or change.get("from") != frame.digest:
             return None
         seed = frame.row.seed
-        state = frame.state or gamelog.states.get(db_key, game_id, frame.version, seed)
+        state = frame.state
+        if state is None:
+            state = gamelog.states.get(db_key, game_id, frame.version, seed)
         if state is None:
             return None
         try:

@@ -96,12 +96,11 @@ def encode_payload(
         return f"{head}:{origin}" if origin else head
     start = f"{head}:{origin}:{int(since)}:{digest or ''}:"
     extra = 31 if digest == DIGEST_MARK else 0
-    bodies = [orjson.dumps(moves)]
-    if row is not None:
-        bodies.insert(0, orjson.dumps({"moves": moves, **row}))
-    for body in bodies:
-        if len(start.encode()) + len(body) + extra <= NOTIFY_MAX:
-            return start + body.decode()
+    room = NOTIFY_MAX - len(start.encode()) - extra
+    if row is not None and len(body := orjson.dumps({"moves": moves, **row})) <= room:
+        return start + body.decode()
+    if len(body := orjson.dumps(moves)) <= room:
+        return start + body.decode()
     return f"{head}:{origin}" if origin else head
 
 
