@@ -7,6 +7,7 @@ from typing import Any
 
 from app.balance.games import GameSummary
 from app.balance.stats import mean, percentile, wilson
+from app.engine.scoring import as_points
 
 
 def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
@@ -83,23 +84,32 @@ Han and Parthia and back."""
 
 
 def calibrated_levels(
-    figures: dict[str, Any], levels: dict[str, int], gain: float = WIN_GAIN, step: float = STEP
-) -> dict[str, int]:
+    figures: dict[str, Any], levels: dict[str, float], gain: float = WIN_GAIN, step: float = STEP
+) -> dict[str, float]:
     """26.2: victory levels for the next measurement. Each level moves by how far the
     power's mean standing is above the scenario's average, and by ``gain`` times its
     win rate above the fair share: equal means are not yet equal chances, since a
     power whose results spread wider wins more often. ``step`` of that correction is
-    applied, rounded to whole points; the result is re-measured, never trusted."""
+    applied, rounded to half points (the finest step, 26.2); the result is
+    re-measured, never trusted."""
     by_power = figures.get("powers") or {}
     if not by_power:
         return dict(levels)
     average = mean([float(v["mean_standing"]) for v in by_power.values()])
     fair = float(figures.get("fair_share") or 1 / len(by_power))
     return {
-        power: int(levels.get(power, 0))
-        + round(
-            step
-            * (float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair))
+        power: as_points(
+            float(levels.get(power, 0))
+            + round(
+                2
+                * step
+                * (
+                    float(v["mean_standing"])
+                    - average
+                    + gain * (float(v.get("win_rate", fair)) - fair)
+                )
+            )
+            / 2
         )
         for power, v in by_power.items()
     }

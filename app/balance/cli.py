@@ -36,6 +36,7 @@ from app.balance.report import measured_markdown, write_plot, write_report
 from app.bots import BOT_LEVELS
 from app.bots.levels import parse_lineup
 from app.bots.simulate import scenario_catalogue
+from app.engine.scoring import as_points
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,23 +66,23 @@ def _parser() -> argparse.ArgumentParser:
 SCENARIOS_JSON = Path(__file__).resolve().parent.parent / "content" / "data" / "scenarios.json"
 
 
-def current_levels(path: Path = SCENARIOS_JSON) -> dict[str, dict[str, int]]:
+def current_levels(path: Path = SCENARIOS_JSON) -> dict[str, dict[str, float]]:
     """Scenario id -> power id -> its victory level in the pack (0 when unset)."""
     pack = json.loads(path.read_text(encoding="utf-8"))
     return {
-        str(sc["id"]): {str(pw["id"]): int(pw.get("victory_level", 0)) for pw in sc["powers"]}
+        str(sc["id"]): {str(pw["id"]): as_points(pw.get("victory_level", 0)) for pw in sc["powers"]}
         for sc in pack
     }
 
 
-def write_levels(levels: dict[str, dict[str, int]], path: Path = SCENARIOS_JSON) -> None:
+def write_levels(levels: dict[str, dict[str, float]], path: Path = SCENARIOS_JSON) -> None:
     """Set ``victory_level`` of each listed power, keeping the file's layout."""
     pack = json.loads(path.read_text(encoding="utf-8"))
     for sc in pack:
         for pw in sc["powers"]:
             level = levels.get(str(sc["id"]), {}).get(str(pw["id"]))
             if level is not None and ("victory_level" in pw or level != 0):
-                pw["victory_level"] = int(level)
+                pw["victory_level"] = as_points(level)
     path.write_text(json.dumps(pack, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -65,7 +65,8 @@ def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
             lines.append(
                 f"| {power} | {p['wins']} | {_pct(p['win_rate'])} | "
                 f"{_pct(low)}–{_pct(high)} | {p['mean_score']:.1f} | "
-                f"{p['mean_score'] - p['mean_standing']:.0f} | {p['mean_standing']:.1f} |"
+                f"{round(2 * (p['mean_score'] - p['mean_standing'])) / 2:g} | "
+                f"{p['mean_standing']:.1f} |"
             )
         if fig["levels"]:
             lines += [

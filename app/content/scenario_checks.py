@@ -158,8 +158,14 @@ def check_scenarios(
                 _need_int(rep, pwhere, power, key, 0)
             _need_int(rep, pwhere, power, "popularity")
             level = power.get("victory_level", 0)
-            if type(level) is not int or not -100 <= level <= 100:
-                rep.error(f"{pwhere}: victory_level must be a whole number from -100 to 100")
+            if (
+                type(level) not in (int, float)
+                or not -100 <= level <= 100
+                or not float(level * 2).is_integer()
+            ):
+                rep.error(
+                    f"{pwhere}: victory_level must be a whole or half number from -100 to 100"
+                )
             line = _id_list(rep, pwhere, power, "rulers", set(rulers), "ruler")
             if not line:
                 rep.error(f"{pwhere}: needs at least one ruler")

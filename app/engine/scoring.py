@@ -8,13 +8,24 @@ from app.engine.core import State, geo, owned, player
 from app.engine.rules import solitaire_band
 
 
-def victory_levels(state: State) -> dict[int, int]:
+def victory_levels(state: State) -> dict[int, float]:
     """26.2: each power's victory level, a knob of the scenario in the content pack
     (``victory_level`` of the power, 0 when absent). EMA measures each player against
-    a level of his own; here the levels even out the powers' unequal starts."""
+    a level of his own; here the levels even out the powers' unequal starts. A level
+    is a whole or a half point: a half point is the finest step there is, since every
+    total is whole (a power on a half point never ties on standing). Whole levels stay
+    ints, so whole standings print without a fraction."""
     sc = geo().scenarios.get(str(state.get("scenario")), {})
-    by_power = {str(pw.get("id")): int(pw.get("victory_level", 0)) for pw in sc.get("powers", [])}
+    by_power = {
+        str(pw.get("id")): as_points(pw.get("victory_level", 0)) for pw in sc.get("powers", [])
+    }
     return {s: by_power.get(str(p["power"]), 0) for s, p in enumerate(state["players"])}
+
+
+def as_points(value: Any) -> float:
+    """Points (a victory level or a standing, 26.2): an int when whole, else the half."""
+    number = float(value)
+    return int(number) if number.is_integer() else number
 
 
 def score(state: State) -> dict[int, dict[str, Any]]:

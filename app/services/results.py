@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.engine.scoring import as_points
 from app.services import gamelog, lobby
 from app.services.errors import Conflict, Forbidden
 from app.store.models import Game
@@ -127,8 +128,8 @@ def result_table(game: Game, state: dict[str, Any]) -> dict[str, Any]:
                 "player": who,
                 "vp": total,
                 "vp_parts": {k: score[k] for k in VP_PARTS if score.get(k)},
-                "level": int(score.get("level", 0)),
-                "standing": int(score.get("standing", total)),
+                "level": as_points(score.get("level", 0)),
+                "standing": as_points(score.get("standing", total)),
                 "areas_owned": owned.get(seat, 0),
                 "talents": int(player.get("talents", 0)),
                 "gain": total - int(player.get("start_score", 0)),

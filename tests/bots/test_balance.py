@@ -111,12 +111,13 @@ def test_calibration_evens_out_the_mean_standings() -> None:
         }
     }
     levels = calibrated_levels(figures, {"han": 2, "kushan": 0}, step=1.0)
-    # The average standing is 25.13: han is 4.87 above it, kushan 5.13 below.
-    assert levels == {"han": 7, "kushan": -5, "rome": 0}
+    # The average standing is 25.13: han is 4.87 above it, kushan 5.13 below, rome
+    # 0.27 above; each correction is rounded to the half point (26.2).
+    assert levels == {"han": 7, "kushan": -5, "rome": 0.5}
     # By default half the correction is applied (the bots answer the standings).
     assert calibrated_levels(figures, {"han": 2, "kushan": 0}) == {
-        "han": 4,
-        "kushan": -3,
+        "han": 4.5,
+        "kushan": -2.5,
         "rome": 0,
     }
 

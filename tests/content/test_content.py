@@ -253,6 +253,11 @@ def _shared_area(d: Path) -> None:
     _edit(d, "scenarios", lambda s: _power(s, "four_empires", "parthia")["areas"].append("latium"))
 
 
+def _third_of_a_point_level(d: Path) -> None:
+    """26.2: a victory level is a whole or a half point, the finest step a total has."""
+    _edit(d, "scenarios", lambda s: _power(s, "four_empires", "rome").update(victory_level=2.3))
+
+
 def _too_few_fate_cards(d: Path) -> None:
     def keep_ten(cards: list[dict[str, Any]]) -> None:
         del cards[10:]
@@ -321,6 +326,7 @@ BROKEN: dict[str, tuple[Callable[[Path], None], str]] = {
     ),
     "seat set with a power twice": (_bad_seat_set, "seat_sets['3'] must list 3 different powers"),
     "area held twice": (_shared_area, "area 'latium' is also held by 'rome'"),
+    "victory level of 2.3": (_third_of_a_point_level, "victory_level must be a whole or half"),
     "too few fate cards": (_too_few_fate_cards, "fate_cards is 10, at least 40 are required"),
     "born after accession": (_born_after_accession, "born 120 does not fit a reign from 98"),
     "area override with an unknown religion": (_bad_area_override, "unknown religion 'jedi'"),

@@ -13,7 +13,7 @@ from app.engine.scoring import outcome_of, victory_levels
 from .helpers import HAN, KUSHAN, game
 
 
-def set_level(monkeypatch: pytest.MonkeyPatch, power: str, level: int) -> None:
+def set_level(monkeypatch: pytest.MonkeyPatch, power: str, level: float) -> None:
     """Set a power's victory level in the loaded pack for this test only."""
     for pw in geo().scenarios["teaching"]["powers"]:
         if pw["id"] == power:
@@ -58,3 +58,21 @@ def test_26_2_a_level_ties_then_more_areas_decide(monkeypatch: pytest.MonkeyPatc
     areas = {seat: sum(1 for a in s["areas"].values() if a["owner"] == seat) for seat in rows}
     if areas[KUSHAN] != areas[HAN]:
         assert outcome_of(s)["winner"] == max(areas, key=lambda k: areas[k])
+
+
+def test_26_2_a_half_point_level_splits_a_tie(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A half point sits between two whole levels: it never ties on standing, so it
+    decides what the tie-break would have (the finer step the balance needs)."""
+    s = game()
+    totals = {seat: row["total"] for seat, row in engine.score(s).items()}
+    tie = totals[KUSHAN] - totals[HAN]
+    set_level(monkeypatch, "kushan", tie - 0.5)  # half a point below the tie: Kushan wins
+    rows = engine.score(s)
+    assert rows[KUSHAN]["level"] == tie - 0.5
+    assert rows[KUSHAN]["standing"] == rows[HAN]["standing"] + 0.5
+    assert outcome_of(s)["winner"] == KUSHAN
+    set_level(monkeypatch, "kushan", tie + 0.5)  # half a point above: Han wins
+    assert outcome_of(s)["winner"] == HAN
+    # A whole level stays an int, so whole standings print without a fraction.
+    set_level(monkeypatch, "kushan", float(tie))
+    assert isinstance(engine.score(s)[KUSHAN]["standing"], int)
