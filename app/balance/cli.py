@@ -168,7 +168,7 @@ def main(argv: list[str]) -> int:
     else:
         print(measured_markdown(result, None))
         for s, levels in (result.get("calibrated_levels") or {}).items():
-            shown = ", ".join(f"{p} {v:+d}" for p, v in levels.items())
+            shown = ", ".join(f"{p} {v:+g}" for p, v in levels.items())
             verb = "written" if args.write_levels else "suggested"
             print(f"victory levels {verb} for {s}: {shown}")
     errors = sum(f["errors"] for f in result["scenarios"].values())

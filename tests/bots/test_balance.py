@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.balance import cli as balance_cli
 from app.balance.aggregate import calibrated_levels
 from app.balance.cli import SCENARIOS_JSON, current_levels, main, write_levels
 from app.balance.games import MEASURE_BUDGET, plan, rotated_levels
@@ -152,3 +153,20 @@ def test_written_levels_keep_the_pack_layout(tmp_path: Path) -> None:
 def test_write_levels_needs_calibrate(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--write-levels", "--no-report"]) == 2
     assert "--calibrate" in capsys.readouterr().err
+
+
+def test_calibrate_prints_levels_in_half_points(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """26.2: the suggested levels are whole or half points, printed as such (Kushan
+    starts from a half point here, so one of them is a half)."""
+    monkeypatch.setattr(balance_cli, "current_levels", lambda: {"teaching": {"kushan": 0.5}})
+    args = ["--scenario", "teaching", "--games", "2", "--jobs", "1", "--no-report"]
+    assert main([*args, "--calibrate"]) == 0
+    line = next(
+        x for x in capsys.readouterr().out.splitlines() if x.startswith("victory levels suggested")
+    )
+    shown = dict(part.split() for part in line.split(": ", 1)[1].split(", "))
+    assert set(shown) == {"kushan", "han"}
+    assert all((2 * float(v)).is_integer() for v in shown.values())
+    assert not float(shown["kushan"]).is_integer()
