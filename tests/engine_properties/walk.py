@@ -4,7 +4,8 @@ At every state of the game (the first included):
 
 - the invariants of ``invariants.check_all``;
 - every prompted seat has at least one legal action, every other seat none;
-- the deadline's ``default_action`` for each prompt is one of the listed actions;
+- the deadline's ``default_action`` for each prompt is one of the listed actions
+  (a probe: on ``probe_rate`` of the states);
 - ``probe`` legal actions (besides the one played) are applied to the state:
   each must be accepted;
 - one corrupted action (``malformed.mutate``) is refused with a reason when it
@@ -76,7 +77,8 @@ def play_random(
         seat = prompted[0]
         legal = engine.legal_actions(state, seat)
         assert legal, f"{step}: seat {seat} prompted ({prompts[0].get('kind')}) with no action"
-        for prompt in prompts:
+        probing = probe_rate >= 1.0 or rng.random() < probe_rate
+        for prompt in prompts if probing else ():
             fallback = engine.default_action(state, prompt)
             options = (
                 legal if prompt["seat"] == seat else engine.legal_actions(state, prompt["seat"])
@@ -85,7 +87,7 @@ def play_random(
                 f"{step}: default_action {fallback} for the {prompt.get('kind')} prompt of seat "
                 f"{prompt['seat']} is not listed"
             )
-        if (probe or corrupt) and (probe_rate >= 1.0 or rng.random() < probe_rate):
+        if (probe or corrupt) and probing:
             before = gamelog.dumps(state)  # engine.dumps byte for byte, ten times faster
             for other in range(len(seats)):
                 if other not in prompted:

@@ -24,7 +24,7 @@ from sqlalchemy import event
 from app.store.db import make_engine
 
 CLIENTS = 30
-PLAY_S = 8.0
+PLAY_S = 4.0
 
 
 def test_an_sqlite_pool_never_makes_a_caller_wait(tmp_path: Any) -> None:
