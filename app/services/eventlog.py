@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.services.errors import NotFound
-from app.store.models import Event, Game
+from app.store.models import Event, Game, table
 
-_G: Table = Game.__table__  # type: ignore[assignment]
-_E: Table = Event.__table__  # type: ignore[assignment]
+_G = table(Game)
+_E = table(Event)
 
 
 def visible(visible_to: list[int] | None, seat: int | None) -> bool:

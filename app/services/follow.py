@@ -20,15 +20,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.services import changes, gamelog, moves
-from app.store.models import Event
+from app.store.models import Event, table
 
 log = logging.getLogger(__name__)
 
-_E: Table = Event.__table__  # type: ignore[assignment]
+_E = table(Event)
 _EVENTS = (
     select(_E.c.seq, _E.c.action_seq, _E.c.visible_to, _E.c.payload)
     .where(

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy import Table, bindparam, event, insert, literal_column, select, update
+from sqlalchemy import bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
 from app import engine
@@ -54,7 +54,7 @@ from app.services.rows import (
 )
 from app.store import blocking
 from app.store.db import SQLITE_BUSY_TIMEOUT_MS
-from app.store.models import Action, Event, Game, Seat, Snapshot, User
+from app.store.models import Action, Event, Game, Seat, Snapshot, User, table
 from app.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -279,12 +279,12 @@ def lock_game(db: Session, game_id: int) -> Game:
     return game
 
 
-_G: Table = Game.__table__  # type: ignore[assignment]
-_S: Table = Seat.__table__  # type: ignore[assignment]
-_U: Table = User.__table__  # type: ignore[assignment]
-_A: Table = Action.__table__  # type: ignore[assignment]
-_E: Table = Event.__table__  # type: ignore[assignment]
-_SNAP: Table = Snapshot.__table__  # type: ignore[assignment]
+_G = table(Game)
+_S = table(Seat)
+_U = table(User)
+_A = table(Action)
+_E = table(Event)
+_SNAP = table(Snapshot)
 
 _GAME_COLS = (
     _G.c.id,

@@ -27,6 +27,7 @@ from sqlalchemy import (
     Integer,
     MetaData,
     String,
+    Table,
     Text,
     UniqueConstraint,
     false,
@@ -313,3 +314,9 @@ class PlayerStats(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     user: Mapped[User] = relationship(lazy="joined")
+
+
+def table(model: type[Base]) -> Table:
+    """The Core ``Table`` of a mapped class, for the statements the services write
+    without the ORM (a class's ``__table__`` is typed as a mere ``FromClause``)."""
+    return Base.metadata.tables[model.__tablename__]
