@@ -15,6 +15,7 @@ The client's address is simulated as a proxy would give it: ``X-Forwarded-For`` 
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import time
 import uuid
@@ -181,14 +182,16 @@ def _socket(
 
 
 def _refused_with(sock: Any) -> tuple[int, str] | None:
-    """The close code and reason if the server closed `sock` at once, else None."""
+    """The close code and reason if the server closed `sock` at once, else None: the
+    socket says hello, and an accepted one is answered with the game (docs/api.md),
+    so nobody waits out a silence to tell the two apart."""
     try:
-        sock.recv(timeout=1.5)
-    except TimeoutError:
-        return None
+        sock.send(json.dumps({"type": "hello", "last_seq": None}))
+        answer = json.loads(sock.recv(timeout=20))
     except ConnectionClosed as exc:
         assert exc.rcvd is not None
         return exc.rcvd.code, exc.rcvd.reason
+    assert answer.get("type") != "error", answer
     return None
 
 
