@@ -97,19 +97,11 @@ def calibrated_levels(
         return dict(levels)
     average = mean([float(v["mean_standing"]) for v in by_power.values()])
     fair = float(figures.get("fair_share") or 1 / len(by_power))
+
+    def excess(v: dict[str, Any]) -> float:
+        return float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair)
+
     return {
-        power: as_points(
-            float(levels.get(power, 0))
-            + round(
-                2
-                * step
-                * (
-                    float(v["mean_standing"])
-                    - average
-                    + gain * (float(v.get("win_rate", fair)) - fair)
-                )
-            )
-            / 2
-        )
+        power: as_points(float(levels.get(power, 0)) + round(2 * step * excess(v)) / 2)
         for power, v in by_power.items()
     }
