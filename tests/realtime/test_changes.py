@@ -177,5 +177,8 @@ def test_a_process_that_watches_a_game_applies_the_other_processes_moves(
         assert not replayed, replayed
         in_memory = [x for x in applied if "in memory" in x]
         read = [x for x in lines if f"game {game}: followed to" in x and "by reading" in x]
-        assert len(in_memory) >= 4, "\n".join(lines[-40:])
+        # The other process's moves (about six of the twelve) are followed in memory;
+        # a busy machine may make one of them late enough to be read instead, and the
+        # one read counts against the in-memory count, not on top of it.
+        assert len(in_memory) + len(read) >= 4, "\n".join(lines[-40:])
         assert len(read) <= 1, read
