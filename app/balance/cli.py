@@ -3,6 +3,7 @@
     imperial-glory balance [--scenario NAME|all] [--games N] [--bots L1,L2,...]
                            [--seed K] [--jobs J] [--report PATH] [--no-report] [--json]
                            [--calibrate [--write-levels]]
+    imperial-glory balance --merge RUN.json [RUN.json ...] [--report PATH] [--json]
 
 ``--games`` is per scenario. ``--bots`` is a list of bot levels (``LEVEL*n`` repeats
 one) cycled over the seats and shifted one seat per game, so a mix (``--bots
@@ -16,6 +17,10 @@ tables between its markers and a plot beside it (``balance-winrates.png``).
 give every power the same mean standing in the games just played; with
 ``--write-levels`` it writes them into the content pack, where a designer reviews
 the diff and re-measures (the levels are a knob of the pack, never of the code).
+
+``--merge`` writes the report from the ``--json`` output of several runs, one
+scenario each (a scenario's 600 games fit a session; all four at once do not):
+each scenario's table names the command that measured it. No game is played.
 """
 
 from __future__ import annotations
@@ -60,6 +65,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--write-levels", action="store_true", help="with --calibrate: write them to the pack"
     )
+    parser.add_argument(
+        "--merge", nargs="+", metavar="RUN.json", help="write the report from --json runs"
+    )
     return parser
 
 
@@ -99,8 +107,51 @@ def run(jobs: list[Job], workers: int) -> list[GameSummary]:
         return list(pool.map(play, jobs, chunksize=1))
 
 
+#: what a run's report line names (a merged file carries them per scenario instead)
+_RUN_KEYS = ("command", "bots", "seed", "jobs", "seconds", "total_games")
+
+
+def merged(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One result from several ``--json`` runs: each scenario keeps its own run's
+    command, seed and time (``run``); a scenario measured twice keeps the later run."""
+    scenarios: dict[str, Any] = {}
+    for one in runs:
+        head = {k: one.get(k) for k in _RUN_KEYS}
+        for name, figures in one["scenarios"].items():
+            scenarios[name] = {**figures, "run": figures.get("run") or head}
+    return {
+        "seconds": sum(one["seconds"] for one in runs),
+        "total_games": sum(f["games"] for f in scenarios.values()),
+        "scenarios": dict(sorted(scenarios.items())),
+        "runs": len(runs),
+    }
+
+
+def _read_runs(paths: list[str]) -> list[dict[str, Any]] | None:
+    runs = []
+    for name in paths:
+        try:
+            one = json.loads(Path(name).read_text(encoding="utf-8"))
+            if not isinstance(one, dict) or not isinstance(one.get("scenarios"), dict):
+                raise ValueError("no scenarios")
+            if not all(k in one for k in _RUN_KEYS) and not all(
+                "run" in f for f in one["scenarios"].values()
+            ):
+                raise ValueError("not the output of balance --json")
+            runs.append(one)
+        except (OSError, ValueError) as exc:
+            print(f"balance: cannot read the run {name!r} ({exc})", file=sys.stderr)
+            return None
+    return runs
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.merge:
+        runs = _read_runs(args.merge)
+        if runs is None:
+            return 2
+        return _publish(args, merged(runs))
     try:
         levels = parse_lineup(args.bots)
     except ValueError:
@@ -156,6 +207,11 @@ def main(argv: list[str]) -> int:
         }
         if args.write_levels:
             write_levels(result["calibrated_levels"])
+    return _publish(args, result)
+
+
+def _publish(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    """The report (unless ``--no-report``) and what is printed, for a run or a merge."""
     if not args.no_report:
         report = Path(args.report)
         report.parent.mkdir(parents=True, exist_ok=True)

@@ -34,11 +34,25 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _run(run: dict[str, Any], games: int | None = None) -> str:
+    """How a run was made: its command, games, bots, first seed, time and processes."""
+    games = run["total_games"] if games is None else games
+    return (
+        f"`{run['command']}`: {games} games ({run['bots']} bots, seeds from {run['seed']}), "
+        f"{run['seconds']:.0f} s on {run['jobs']} processes"
+    )
+
+
 def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
+    if result.get("runs"):  # ``balance --merge``: each scenario names its own run
+        head = (
+            f"Measured in {result['runs']} runs of `imperial-glory balance`, "
+            f"{result['total_games']} games in all, each scenario's run named under it."
+        )
+    else:
+        head = f"Measured with {_run(result)}."
     lines = [
-        f"Measured with `{result['command']}`: {result['total_games']} games "
-        f"({result['bots']} bots, seeds from {result['seed']}), "
-        f"{result['seconds']:.0f} s on {result['jobs']} processes.",
+        head,
         "",
         "A power's fair share is 1/N of the wins for N seated powers; the interval is "
         "Wilson's 95% score interval. The bust rate is failed petitions over petitions "
@@ -56,6 +70,7 @@ def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
             "",
             f"{fig['games']} games, {fig['errors']} with errors; fair share "
             f"{_pct(fig['fair_share'])}, largest deviation {_pct(fig['max_deviation'])}.",
+            *([f"Measured with {_run(fig['run'], fig['games'])}."] if "run" in fig else []),
             "",
             "| power | wins | win rate | 95% interval | mean score | victory level | mean standing |",
             "|---|---:|---:|---|---:|---:|---:|",

@@ -170,3 +170,42 @@ def test_calibrate_prints_levels_in_half_points(
     assert set(shown) == {"kushan", "han"}
     assert all((2 * float(v)).is_integer() for v in shown.values())
     assert not float(shown["kushan"]).is_integer()
+
+
+def test_runs_of_one_scenario_each_merge_into_one_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scenario's 600 games fit a session where all four do not: separate runs are
+    written as one report, each scenario under the command that measured it."""
+    files = []
+    for seed in (3, 5):
+        args = ["--scenario", "teaching", "--games", "2", "--jobs", "1", "--seed", str(seed)]
+        assert main([*args, "--no-report", "--json"]) == 0
+        files.append(tmp_path / f"run{seed}.json")
+        files[-1].write_text(capsys.readouterr().out)
+    one = json.loads(files[0].read_text())
+    other = {**one, "command": "imperial-glory balance --scenario other", "seed": 77}
+    other["scenarios"] = {"other": one["scenarios"]["teaching"]}
+    files.append(tmp_path / "other.json")
+    files[-1].write_text(json.dumps(other))
+
+    report = tmp_path / "balance.md"
+    assert main(["--merge", *map(str, files), "--report", str(report), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert list(result["scenarios"]) == ["other", "teaching"]
+    assert result["total_games"] == 4  # teaching measured twice: the later run stands
+    text = report.read_text()
+    assert "Measured in 3 runs" in text
+    assert "--seed 5 --no-report --json`: 2 games" in text and "--seed 3 " not in text
+    assert "imperial-glory balance --scenario other`: 2 games" in text and "seeds from 77" in text
+
+    # A merged file merges again, as it was; a file that is not a run is refused.
+    again = tmp_path / "again.json"
+    again.write_text(json.dumps(result))
+    assert main(["--merge", str(again), "--no-report", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scenarios"] == result["scenarios"]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"scenarios": {"x": {}}}')
+    assert main(["--merge", str(bad), "--no-report"]) == 2
+    assert main(["--merge", str(tmp_path / "missing.json"), "--no-report"]) == 2
+    assert "cannot read the run" in capsys.readouterr().err
