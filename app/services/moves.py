@@ -407,14 +407,6 @@ def settle(
     return state
 
 
-def run_bots(db: Session, game: Game, state: dict[str, Any]) -> dict[str, Any]:
-    """Every server answer (bots and stand-ins too) inside this transaction until a
-    person must decide: for command-line tools and tests without a bot worker."""
-    state, made = _answer(game, state, bots=True)
-    _append(db, game, made)
-    return state
-
-
 def play_default(
     db: Session, game: Game, state: dict[str, Any], seat: int, action: dict[str, Any]
 ) -> dict[str, Any]:
