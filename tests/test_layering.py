@@ -6,7 +6,9 @@ left out: it never runs, and names a type for the checker alone.
 - no two modules of ``app`` import each other, directly or round a circle;
 - imports run one way down the layers: engine (stdlib only) <- the engine's readers
   (content, bots, balance) <- store and config <- services <- realtime <- web <- cli;
-- no module is over ``MAX_LINES`` lines (split it into modules named for what they hold).
+- no module is over ``MAX_LINES`` lines (split it into modules named for what they hold);
+- imports sit at the top of their module, but for an optional extra's (``LATE_OK``): a
+  module's imports are then read in one place, and a circle cannot hide in a function.
 
 tests/engine/test_layering.py holds the finer layering inside the engine."""
 
@@ -22,6 +24,8 @@ from tests.graphs import find_cycle
 
 APP = Path(__file__).resolve().parents[1] / "app"
 MAX_LINES = 900
+#: the only packages imported inside a function: extras the server does not install
+LATE_OK = {"matplotlib", "matplotlib.pyplot"}
 
 #: the layers, lowest first: a module may import its own layer's modules and lower ones
 LAYERS: list[set[str]] = [
@@ -163,6 +167,33 @@ def test_no_module_is_over_the_line_limit() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}, f"split these into modules named for what they hold: {long}"
+
+
+def late_imports(source: str) -> list[str]:
+    """The imports inside `source`'s functions, but those of ``LATE_OK``."""
+    late = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Import):
+                    names = [alias.name for alias in inner.names]
+                elif isinstance(inner, ast.ImportFrom):
+                    names = [inner.module or "."]
+                else:
+                    continue
+                if not set(names) <= LATE_OK:
+                    late.append(f"line {inner.lineno}: {ast.unparse(inner)}")
+    return late
+
+
+def test_imports_sit_at_the_top_of_their_module() -> None:
+    late = {m: found for m, (source, _) in app_sources().items() if (found := late_imports(source))}
+    assert late == {}, f"move these imports to the top of their module: {late}"
+
+
+def test_a_late_import_is_found() -> None:
+    source = "import os\n\ndef f():\n    import json\n    import matplotlib\n    return json\n"
+    assert late_imports(source) == ["line 4: import json"]
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,7 @@ from app.balance.report import measured_markdown, write_plot, write_report
 from app.bots import BOT_LEVELS
 from app.bots.levels import parse_lineup
 from app.bots.simulate import scenario_catalogue
+from app.engine.content import content
 from app.engine.scoring import as_points
 
 
@@ -95,8 +96,6 @@ def write_levels(levels: dict[str, dict[str, float]], path: Path = SCENARIOS_JSO
 
 
 def tutorial_scenarios() -> set[str]:
-    from app.engine.content import content
-
     return {str(sc["id"]) for sc in content().get("scenarios", []) if sc.get("tutorial")}
 
 

@@ -29,6 +29,7 @@ from typing import Any
 from app.bots.heuristic import choose_heuristic, choose_novice
 from app.bots.levels import ALL_LEVELS, canonical
 from app.bots.random_bot import choose_random
+from app.bots.strong import choose_strong
 
 Action = dict[str, Any]
 Explain = Callable[[Action], dict[str, Any]]
@@ -80,7 +81,6 @@ def choose_action(
         seat = (view.get("me") or {}).get("seat")
         if state is None or not isinstance(seat, int):
             return choose_heuristic(view, legal, rng, explain, temperament)
-        from app.bots.strong import choose_strong
 
         return choose_strong(state, seat, view, legal, rng, explain, budget, temperament)
     raise UnknownBotLevel(level)

@@ -17,6 +17,8 @@ from app.bots import consent
 from app.bots.board import num
 from app.bots.grand import Grand
 from app.bots.politics import Politics
+from app.engine.content import content
+from app.engine.nomads import raid_odds
 
 Action = dict[str, Any]
 
@@ -406,8 +408,6 @@ class Evaluator:
         return None
 
     def _raid_loss_after(self, raid: dict[str, Any], lowered: float) -> float:
-        from app.engine.nomads import raid_odds
-
         rating = int(num(raid.get("rating")) - lowered)
         return self.politics.raid_harm(str(raid.get("target")), raid_odds(rating))
 
@@ -417,7 +417,6 @@ class Evaluator:
         anyway: the round is over."""
         if action.get("type") != "defend":
             return -self._raid_loss_after(raid, 0.0)
-        from app.engine.nomads import raid_odds
 
         extra = num(action.get("talents"))
         military = num((self.player.get("emperor") or {}).get("statures", {}).get("military"))
@@ -524,8 +523,6 @@ def _pack() -> dict[str, dict[str, Any]]:
     global _CONTENT
     if _CONTENT is None:
         try:
-            from app.engine.content import content
-
             pack = content()
             _CONTENT = {
                 "population": {

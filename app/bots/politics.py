@@ -29,6 +29,8 @@ The rules of thumb, in victory-point-ish units like ``evaluate.py``:
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -37,6 +39,7 @@ from app.bots.board import area_map, num
 from app.bots.grand import Grand
 from app.bots.trust import Trust
 from app.engine.core import geo
+from app.engine.world import knobs
 
 Action = dict[str, Any]
 
@@ -491,10 +494,6 @@ class Politics:
 
     def tribute_price(self) -> int:
         """24.2: the tribute's price, from the public threats and the pack's knobs."""
-        import math
-        from fractions import Fraction
-
-        from app.engine.world import knobs
 
         k = knobs("nomads")["tribute"]
         strength = sum(num(h.get("strength")) for h in self.threats())

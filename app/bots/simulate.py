@@ -47,13 +47,12 @@ from typing import Any
 
 from app.bots import BOT_LEVELS
 from app.bots.runner import POLITICS, GameRecord, play_game
+from app.engine.content import content
 
 
 def scenario_catalogue() -> dict[str, list[str]]:
     """Scenario id -> the powers seated by default: the pack's order, at most
     ``max_players`` of them (a scenario may list more powers than it seats)."""
-    from app.engine.content import content
-
     return {
         scenario["id"]: [power["id"] for power in scenario.get("powers", [])][
             : scenario.get("max_players") or None

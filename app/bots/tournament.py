@@ -36,6 +36,8 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from openskill.models import PlackettLuce
+
 from app.bots.levels import ALL_LEVELS, canonical, parse_lineup
 from app.bots.runner import GameRecord, play_game
 from app.bots.simulate import scenario_catalogue
@@ -87,8 +89,6 @@ def ranks_of(record: GameRecord) -> list[int]:
 
 def rate(records: list[GameRecord]) -> dict[str, dict[str, float]]:
     """OpenSkill Plackett-Luce ratings of the levels, game by game."""
-    from openskill.models import PlackettLuce
-
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
     for record in records:

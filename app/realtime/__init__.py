@@ -26,6 +26,7 @@ from typing import Any
 from app.config import Settings, get_settings
 from app.realtime.bots import BotWorker
 from app.realtime.hub import Hub
+from app.realtime.pg import PgListener, PgPublisher, libpq_dsn
 from app.realtime.source import ServiceSource
 from app.services import logins, publisher
 from app.services.publisher import origin, publish
@@ -91,8 +92,6 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
     hub.bind(loop)
     rt = Runtime(hub=hub, loop=loop, settings=settings, source=source)
     if not settings.is_sqlite:
-        from app.realtime.pg import PgListener, PgPublisher, libpq_dsn
-
         dsn = libpq_dsn(settings.database_url)
         rt.origin = secrets.token_hex(6)
         rt.listener = PgListener(

@@ -39,6 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.realtime.render import Base, Rendered
+
 log = logging.getLogger("app.realtime.hub")
 
 # A client more than this many events behind gets a full "state" instead of a "sync".
@@ -424,8 +426,6 @@ class Hub:
         """Push this process's own newest change from memory; False if it cannot (then
         the caller reloads through the database). A socket that takes patches and holds
         the last version pushed from memory gets a patch against it."""
-        from app.realtime.render import Base, Rendered
-
         frame_of = getattr(self.source, "frame", None)
         held = frame_of(game_id) if frame_of is not None else None
         if held is None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from app import engine
 from app.realtime import patch
 
 OPTS = orjson.OPT_NON_STR_KEYS
@@ -30,8 +31,6 @@ def private_part(state: dict[str, Any], seat: int) -> Any:
     """``engine.view(state, seat)["me"]``, built alone (``engine.private_view``) to be
     spliced into the public view encoded once per version (the parity test holds the
     spliced view equal to ``engine.view``)."""
-    from app import engine
-
     return engine.private_view(state, seat)
 
 
@@ -87,8 +86,6 @@ class Rendered:
     _texts: dict[tuple[int | None, int, int], tuple[str, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from app import engine
-
         frame = self.frame
         state = frame.state
         deadlines = frame.deadlines or {}
@@ -123,7 +120,6 @@ class Rendered:
     def _seat(self, seat: int | None) -> _Seat:
         if seat in self._seats:
             return self._seats[seat]
-        from app import engine
 
         frame = self.frame
         state = frame.state

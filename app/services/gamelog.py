@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
+import psycopg
+from psycopg.types.json import Jsonb
 from sqlalchemy import bindparam, event, insert, literal_column, select, update
 from sqlalchemy.orm import Session, object_session, selectinload
 
@@ -828,8 +830,6 @@ def write_held(
     when nothing was, because the game is no longer the row held (another writer, a seat
     changed) or the idempotency key is taken: then the caller takes the ordinary path,
     in a transaction on the same session."""
-    import psycopg
-
     conn = db.connection()
     raw: Any = conn.connection.driver_connection
     if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
@@ -847,8 +847,6 @@ def write_held(
 
 def _held_params(game: GameRow, expected: int, digest: str, appends: Appends) -> dict[str, Any]:
     """``_HELD_WRITE``'s parameters for a move of `game` from version `expected`."""
-    from psycopg.types.json import Jsonb
-
     moves, mark = changes.moves_of(appends.actions), DIGEST_MARK
     row = changes.row_change(game, digest, appends.events)
     return {

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from openskill.models import PlackettLuce
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
@@ -123,8 +124,6 @@ def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
     Returns user id -> (rating before, rating after). Idempotent: a game is rated once
     (its ``result_notes`` keep ``rated``). A game `unrated_reason` names changes no
     rating: its notes keep ``unrated`` (the reason) instead."""
-    from openskill.models import PlackettLuce
-
     outcome = game.outcome or {}
     notes = dict(game.result_notes or {})
     ranking = [int(s) for s in outcome.get("ranking") or []]

@@ -37,6 +37,7 @@ from app.web import gc_tuning
 from app.web.limits import BodyLimits
 from app.web.routes import api, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
+from app.web.templating import render
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -101,8 +102,6 @@ async def service_error(request: Request, exc: Exception) -> Response:
     """JSON for the API (and any client that does not ask for HTML); a page otherwise."""
     assert isinstance(exc, ServiceError)
     if wants_page(request):
-        from app.web.templating import render
-
         page = render(request, "error.html", {"message": exc.message}, None, exc.status)
         page.headers.update(retry_after(exc))
         return page
@@ -113,8 +112,6 @@ async def not_found(request: Request, exc: Exception) -> Response:
     """404: a page for a person's browser. Any HTTP error otherwise: FastAPI's JSON
     answer plus a `code`."""
     if wants_page(request) and getattr(exc, "status_code", 0) == 404:
-        from app.web.templating import render
-
         message = "There is no such page."
         return render(request, "error.html", {"message": message}, None, 404)
     assert isinstance(exc, StarletteHTTPException)
@@ -214,8 +211,6 @@ async def validation_error(request: Request, exc: Exception) -> Response:
     every other error. Inputs are echoed only when JSON-safe (a NaN once made this a 500)."""
     assert isinstance(exc, RequestValidationError)
     if wants_page(request):
-        from app.web.templating import render
-
         if request.method in ("GET", "HEAD"):  # a mistyped address: /games/abc
             return render(request, "error.html", {"message": "There is no such page."}, None, 404)
         names = ", ".join(sorted({_field_of(e.get("loc", ())) for e in exc.errors()}))

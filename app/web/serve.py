@@ -16,6 +16,9 @@ from typing import Any
 import uvicorn
 
 from app.config import get_settings
+from app.store.cli import ensure_sqlite_dir
+from app.web import workers
+from app.web.logs import log_config
 
 
 def main(argv: list[str]) -> int:
@@ -53,8 +56,6 @@ def main(argv: list[str]) -> int:
         )
     if args.workers > 1 and args.reload:
         parser.error("--reload runs one process: leave out --workers")
-    from app.store.cli import ensure_sqlite_dir
-    from app.web.logs import log_config
 
     ensure_sqlite_dir(settings.database_url)
     options: dict[str, Any] = {
@@ -76,8 +77,6 @@ def main(argv: list[str]) -> int:
         "ws": settings.ws_protocol,
     }
     if args.workers > 1:
-        from app.web import workers
-
         return workers.run(options, args.workers, override=args.bench_routing)
     uvicorn.run(**options, reload=args.reload)
     return 0

@@ -12,6 +12,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from app.bots.levels import label
 from app.store.models import UserSession
 from app.web.deps import ANON_CSRF_COOKIE, csrf_token_for
 
@@ -21,8 +22,6 @@ templates = Jinja2Templates(directory=str(ROOT / "templates"))
 
 def bot_label(level: str | None) -> str:
     """A bot level id as a player reads it ("heuristic" -> "Standard")."""
-    from app.bots.levels import label
-
     return label(level) if level else ""
 
 

@@ -46,6 +46,8 @@ import subprocess
 import sys
 from typing import Any
 
+import uvicorn
+
 log = logging.getLogger("app.web.workers")
 
 #: the environment variable naming a worker's index
@@ -262,8 +264,6 @@ def run(options: dict[str, Any], workers: int, override: bool = False) -> int:
 
 
 def _server_class() -> Any:
-    import uvicorn
-
     class HandedServer(uvicorn.Server):
         """uvicorn's server with no listening socket: it serves the connections the
         parent hands it over `channel`, with the protocol uvicorn would have made."""
@@ -326,8 +326,6 @@ def _report(task: asyncio.Task[Any]) -> None:
 
 def worker_main() -> int:
     """A worker's entry point (``python -m app.web.workers``, started by the parent)."""
-    import uvicorn
-
     options = json.loads(os.environ[_OPTIONS_ENV])
     channel = socket.socket(fileno=int(os.environ.pop(_CHANNEL_ENV)))
     os.environ.pop(_OPTIONS_ENV, None)

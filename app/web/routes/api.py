@@ -14,8 +14,8 @@ from fastapi import APIRouter, Request, Response
 
 from app.content.validate import MAIN_SCENARIO
 from app.engine.rules import ROUNDS_PER_TURN
-from app.services import accounts, lobby, ratelimit, starting
-from app.services.errors import Invalid
+from app.services import accounts, gamelog, lobby, notifications, ratelimit, starting
+from app.services.errors import Forbidden, Invalid, Unauthorized
 from app.services.publisher import publish
 from app.store.models import User, UserSession
 from app.web.deps import (
@@ -172,8 +172,6 @@ def password_reset_request(
 
 
 def send_reset_mail(settings: Any, user: User, token: str) -> None:
-    from app.services import notifications
-
     link = f"{settings.base_url.rstrip('/')}/reset-password?token={token}"
     text = (
         f"Hello {user.username},\n\nsomeone (hopefully you) asked to reset your Imperial "
@@ -214,8 +212,6 @@ def delete_account(
 @router.get("/me", summary="The logged-in user and the CSRF token for writes")
 def me(login: Login) -> dict[str, Any]:
     if login is None:
-        from app.services.errors import Unauthorized
-
         raise Unauthorized("Log in first.")
     return login_json(login)
 
@@ -348,8 +344,6 @@ def get_game(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) 
     game = lobby.get_game(db, game_id)
     uid = user.id if user else None
     if not lobby.can_see(db, game, uid, code):
-        from app.services.errors import Forbidden
-
         raise Forbidden("This game is private.")
     return game_json(db, game, uid)
 
@@ -418,6 +412,4 @@ def rematch(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[
 
 
 def play_lock(db: DB, game_id: int) -> Any:
-    from app.services import gamelog
-
     return gamelog.lock_game(db, game_id)

@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
+from app.engine.content import content
 from app.services import catchup, lobby, replays
 from app.services.errors import Forbidden, ServiceError
 from app.web.deps import DB, Login
@@ -225,8 +226,6 @@ def ability_text(ability: dict[str, Any] | None) -> str | None:
 
 @lru_cache(maxsize=1)
 def _content_meta() -> dict[str, Any]:
-    from app.engine.content import content
-
     pack = content()
     areas = {
         a["id"]: {
@@ -291,8 +290,6 @@ def _is_light(colour: str | None) -> bool:
 
 
 def scenario_powers(scenario_id: str) -> dict[str, dict[str, Any]]:
-    from app.engine.content import content
-
     for s in content().get("scenarios", []) or []:
         if s.get("id") == scenario_id:
             return {

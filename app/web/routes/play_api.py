@@ -198,8 +198,6 @@ def events(
     uid = user.id if user else None
     game = lobby.get_game(db, game_id)
     if not lobby.can_see(db, game, uid, code):
-        from app.services.errors import Forbidden
-
         raise Forbidden("This game is private.")
     seat = lobby.seat_of(game, uid)
     # The version, last_seq and events of one snapshot (issue 29: never torn).
