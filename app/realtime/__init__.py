@@ -54,7 +54,7 @@ class Runtime:
     def publish(self, game_id: int, version: int, notified: bool = False) -> None:
         # Our own hub is told directly (fastest); other processes learn from NOTIFY,
         # which our listener drops (it names us). `notified`: the change's own statement
-        # sent the NOTIFY (``gamelog.write_held``).
+        # sent the NOTIFY (``heldwrite.write_held``).
         self.hub.notify_threadsafe(game_id, version, time.time())
         if self.publisher is not None and not notified:
             self.publisher.publish(game_id, version, self.source.change(game_id, version))

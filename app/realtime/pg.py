@@ -9,7 +9,7 @@
   *after commit*. It never blocks the caller: the notification goes into a queue that a
   small daemon thread sends on its own autocommit connection (``SELECT pg_notify``).
   Because it runs after commit, any process that reloads on it sees the new version.
-- A move written in one statement (``gamelog.write_held``) sends its NOTIFY in that
+- A move written in one statement (``heldwrite.write_held``) sends its NOTIFY in that
   statement, delivered by its commit: no publisher round trip.
 - Every payload names its process (``origin``): a listener drops its own process's
   notifications, whose changes the hub was told of directly, whenever they arrive.

@@ -282,7 +282,7 @@ def catch_up(db: Session, game: Game, seat: Seat, since: int) -> dict[str, Any] 
     events = [eventlog.event_json(r) for r in rows if r.visible_to is None]
     now = gamelog.load_state(game, db)
     view_now = engine.view(now, seat.index)
-    then = play.state_before(db, game, _action_of(db, game.id, since))
+    then = play.state_before(db, game.id, _action_of(db, game.id, since))
     view_then = engine.view(then, seat.index)
     power = str((view_now.get("players") or [{}])[seat.index].get("name") or "")
     mine = {a for a, v in (view_now.get("areas") or {}).items() if v.get("owner") == seat.index}

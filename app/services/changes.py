@@ -120,7 +120,7 @@ class ChangeLog:
 changes = ChangeLog()
 
 
-#: the game row's columns the one-statement write sets (``gamelog._HELD_WRITE``), besides
+#: the game row's columns the one-statement write sets (``heldwrite._HELD_WRITE``), besides
 #: ``updated_at``
 HELD_COLUMNS = (
     "status",

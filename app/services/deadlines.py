@@ -15,7 +15,6 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app import engine
 from app.services import gamelog, lobby, moves, publisher, standins
 from app.store.models import Game
 from app.store.types import utcnow
@@ -44,23 +43,16 @@ def expire(db: Session, game_id: int, now: datetime) -> int | None:
         int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
     )
     standin = moves.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
-    acted: set[int] = set()
+    defaults: list[int] = []
     for index in overdue:
+        if not standin:  # no stand-in level installed: the prompt's default (settle)
+            defaults.append(index)
+            continue
         seat = next(s for s in game.seats if s.index == index)
-        if standin:
-            standins.stand_in(db, game, seat, "time", now)
-            log.info("game %s seat %s: out of time, a stand-in plays", game.id, index)
-            continue
-        # No stand-in level installed: the engine's default answers, as before.
-        prompt = next((p for p in engine.pending(state) if p["seat"] == index), None)
-        if prompt is None:
-            continue
-        action = engine.default_action(state, prompt)
-        state = moves.play_default(db, game, state, index, action)
-        standins.announce_default(db, game, seat, action)
-        acted.add(index)
+        standins.stand_in(db, game, seat, "time", now)
+        log.info("game %s seat %s: out of time, a stand-in plays", game.id, index)
     game.version += 1
-    moves.settle(db, game, state, acted=acted, now=now)
+    moves.settle(db, game, state, acted=set(), now=now, defaults=defaults)
     return game.version
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.services import changes, gamelog, moves
+from app.services.rows import copy_row
 from app.store.models import Event, table
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def frame_of(
     `digest`: the database's digest of the row at `version`, as the change's writer
     had it. When the row read is at `version`, the frame holds it and its digest, so
     that this process's next move of the game is written in one statement
-    (``gamelog.write_held``, which checks that digest in the database: a row changed
+    (``heldwrite.write_held``, which checks that digest in the database: a row changed
     since, at the same version, is caught there)."""
     with _autocommit(db):
         row = gamelog.read_row(db, game_id)
@@ -92,7 +93,7 @@ def frame_of(
         events=events,
         seats={s.user_id: s.index for s in row.seats if s.user_id is not None},
         server_turn=row.server_turn,
-        row=gamelog.copy_row(row) if digest and row.version == version else None,
+        row=copy_row(row) if digest and row.version == version else None,
         digest=digest if row.version == version else None,
     )
 

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy.orm import Session
 
@@ -39,7 +39,7 @@ from app.bots.temperament import temperament_for
 from app.engine.errors import IllegalAction
 from app.services import clocks, eventlog, gamelog, idempotency, lobby, orders, standins
 from app.services.errors import Conflict, Forbidden, Invalid, ServiceError, StaleVersion
-from app.services.rows import GameRow, SeatRow
+from app.services.rows import GameRow, SeatRow, copy_row
 from app.services.writers import Writer, writers
 from app.store.models import Game, Seat
 from app.store.types import utcnow
@@ -51,10 +51,6 @@ STANDIN_LEVEL = standins.LEVEL
 #: safety valve: server answers chained inside one change
 MAX_BOT_STEPS = 5000
 
-#: a game row as a move reads it: the hot path's ``GameRow`` or, for a change made
-#: through the ORM (``settle``), the ORM's ``Game`` (same fields, same seats)
-AnyGame = Game | GameRow
-AnySeat = Seat | SeatRow
 #: one appended event: (seq, action_seq, visible_to, payload)
 EventRow = tuple[int, int | None, list[int] | None, dict[str, Any]]
 
@@ -201,7 +197,7 @@ def _replay(
     return ActionResult(**{**saved, "replayed": True})
 
 
-def _source(seat: AnySeat) -> str:
+def _source(seat: SeatRow) -> str:
     """Who made a move, as the log records it: a person, or the bot that plays the seat."""
     if seat.user_id is not None and not seat.standin:
         return "player"
@@ -231,7 +227,7 @@ class Decided:
     @property
     def plain(self) -> bool:
         """Whether the write is only appends and the game row's counters: what the
-        one-statement write (``gamelog.write_held``) covers. A snapshot and the end of
+        one-statement write (``heldwrite.write_held``) covers. A snapshot and the end of
         the game take the ordinary transaction."""
         return not (self.snapshot or self.result.status != self.was)
 
@@ -247,7 +243,7 @@ class Answered:
 
 
 def _answer(
-    game: AnyGame, state: dict[str, Any], *, bots: bool, frozen: bool = False
+    game: GameRow, state: dict[str, Any], *, bots: bool, frozen: bool = False
 ) -> tuple[dict[str, Any], list[Answered]]:
     """Every prompt the server answers from `state` on (``next_server_move``: standing
     orders and forced moves; bots and stand-ins too when `bots`), until a person must
@@ -346,7 +342,7 @@ def _decide(
     return Decided(final, result, appends, rows, first, was, snapshot)
 
 
-def _bookkeep(game: AnyGame, state: dict[str, Any], acted: set[int], now: datetime) -> None:
+def _bookkeep(game: GameRow, state: dict[str, Any], acted: set[int], now: datetime) -> None:
     """After any change: the end of the game, the clocks (who owes a decision now), the
     bot worker's cue."""
     finish_if_over(game, state, now)
@@ -369,7 +365,7 @@ def _frame(game: GameRow, decided: Decided, digest: str | None) -> gamelog.Frame
         events=decided.rows,
         seats={s.user_id: s.index for s in game.seats if s.user_id is not None},
         server_turn=game.server_turn,
-        row=gamelog.copy_row(game) if digest is not None else None,
+        row=copy_row(game) if digest is not None else None,
         digest=digest,
     )
 
@@ -388,38 +384,48 @@ def _on_finish(db: Session, game_id: int) -> dict[str, Any] | None:
 
 
 def settle(
-    db: Session, game: Game, state: dict[str, Any], acted: set[int], now: datetime
+    db: Session,
+    game: Game,
+    state: dict[str, Any],
+    acted: set[int],
+    now: datetime,
+    defaults: Sequence[int] = (),
 ) -> dict[str, Any]:
     """A change made without a move (a start, a deadline, "I'm away" or back, a table
     vote, standing orders given) on the locked ORM `game`, whose version the caller has
-    moved: the server answers what it answers at once (``_answer``, the moves' own loop),
-    the end is detected, the state saved (as a snapshot when due), the clocks and the bot
-    worker's cue set. The caller commits and publishes."""
-    state, made = _answer(game, state, bots=False)
-    _append(db, game, made)
-    was = game.status
-    _bookkeep(game, state, acted, now)
-    if was == "active" and game.status == "finished":
-        standins.on_finish(db, game)  # stand-in counts into the result; ratings move
-    gamelog.save_state(db, game, state)
-    game.undo_seat = None
+    moved. Its changes are flushed and the game read as a move reads it (``GameRow``,
+    under the caller's lock); then the move's own steps: the prompts' defaults of the
+    seats in `defaults` (their time ran out and no stand-in level is installed,
+    app/services/deadlines.py), each told to the table, and whatever the server answers
+    at once (``_answer``); the end, the clocks and the bot worker's cue (``_bookkeep``);
+    one write of the row with what it appends (``gamelog.write_row``, a snapshot when
+    due). The ORM `game` is expired, so the caller reads it as written; the caller
+    commits and publishes."""
     db.flush()
-    return state
-
-
-def play_default(
-    db: Session, game: Game, state: dict[str, Any], seat: int, action: dict[str, Any]
-) -> dict[str, Any]:
-    """A prompt's default answered for `seat` when its time ran out and no stand-in
-    level is installed (app/services/deadlines.py)."""
-    state, events = engine.apply(state, seat, action)
-    _append(db, game, [Answered(seat, action, events, "deadline")])
-    return state
-
-
-def _append(db: Session, game: Game, made: list[Answered]) -> None:
+    row = gamelog.read_row(db, game.id)
+    appends = gamelog.Appends()
+    played: set[int] = set()
+    for index in defaults:
+        prompt = next((p for p in engine.pending(state) if p["seat"] == index), None)
+        if prompt is None:
+            continue
+        action = engine.default_action(state, prompt)
+        state, events = engine.apply(state, index, action)
+        gamelog.record(None, row, index, action, events, "deadline", appends=appends)
+        seat = next(s for s in row.seats if s.index == index)
+        gamelog.note(row, standins.default_line(row, seat, action), appends)
+        played.add(index)
+    state, made = _answer(row, state, bots=False)
     for move in made:
-        gamelog.record(db, game, move.seat, move.action, move.events, move.source)
+        gamelog.record(None, row, move.seat, move.action, move.events, move.source, appends=appends)
+    was = row.status
+    _bookkeep(row, state, acted | played, now)
+    row.undo_seat = None
+    snapshot = gamelog.snapshot_due(row) or not row.started
+    gamelog.write_row(db, row, state, snapshot=snapshot, appends=appends)  # expires `game`
+    if was == "active" and row.status == "finished":
+        _on_finish(db, game.id)  # stand-in counts into the result; ratings move
+    return state
 
 
 def set_orders(
@@ -445,12 +451,12 @@ def set_orders(
 # --------------------------------------------------------------------------- who answers
 
 
-def bot_for(seat: AnySeat) -> str | None:
+def bot_for(seat: SeatRow) -> str | None:
     """The bot level playing this seat now: a bot seat, or a stand-in for an absent player."""
     return seat.bot_level or seat.standin
 
 
-def bots_due(game: AnyGame, state: dict[str, Any]) -> bool:
+def bots_due(game: GameRow, state: dict[str, Any]) -> bool:
     """Whether a bot or a stand-in has a pending prompt (the bot worker's to-do)."""
     if game.status != "active" or engine.outcome(state) is not None:
         return False
@@ -458,7 +464,7 @@ def bots_due(game: AnyGame, state: dict[str, Any]) -> bool:
     return any(bot_for(by_index[p["seat"]]) for p in engine.pending(state))
 
 
-def bot_turn(game: AnyGame, state: dict[str, Any]) -> AnySeat | None:
+def bot_turn(game: GameRow, state: dict[str, Any]) -> SeatRow | None:
     """The first seat a bot or stand-in must answer for now, if any."""
     if game.status != "active" or engine.outcome(state) is not None:
         return None
@@ -470,7 +476,7 @@ def bot_turn(game: AnyGame, state: dict[str, Any]) -> AnySeat | None:
     return None
 
 
-def bot_action(game: AnyGame, state: dict[str, Any], seat: AnySeat) -> dict[str, Any]:
+def bot_action(game: GameRow, state: dict[str, Any], seat: SeatRow) -> dict[str, Any]:
     """The bot's answer to `seat`'s prompt (may think: call it off the event loop).
     Deterministic per game and step, so a game with bots can be replayed."""
     level = bot_for(seat)
@@ -498,8 +504,8 @@ def bot_action(game: AnyGame, state: dict[str, Any], seat: AnySeat) -> dict[str,
 
 
 def next_server_move(
-    game: AnyGame, state: dict[str, Any], by_index: dict[int, Any], bots: bool = True
-) -> tuple[AnySeat, dict[str, Any], str] | None:
+    game: GameRow, state: dict[str, Any], by_index: dict[int, Any], bots: bool = True
+) -> tuple[SeatRow, dict[str, Any], str] | None:
     """The first prompt the server answers now: (seat, a legal action, log source).
     With `bots` False only people's prompts: a standing order (source ``order``) or a
     prompt with a single legal action, a choice the person does not have (``forced``,
@@ -551,7 +557,7 @@ def forced_action(legal: list[dict[str, Any]]) -> dict[str, Any] | None:
     return None
 
 
-def finish_if_over(game: AnyGame, state: dict[str, Any], now: datetime) -> None:
+def finish_if_over(game: GameRow, state: dict[str, Any], now: datetime) -> None:
     outcome = engine.outcome(state)
     if outcome is not None and game.status == "active":
         game.status = "finished"
@@ -562,7 +568,36 @@ def finish_if_over(game: AnyGame, state: dict[str, Any], now: datetime) -> None:
 # --------------------------------------------------------------------------- what every payload carries
 
 
-def game_fields(game: AnyGame, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+class Shown(Protocol):
+    """What a payload reads of a game (``game_fields``): the hot path's ``GameRow`` has
+    it, and so has the ORM's ``Game`` the lobby, replays and table votes hold. Read
+    only: nothing that takes a ``Shown`` writes a game."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def scenario(self) -> str: ...
+    @property
+    def pace(self) -> str: ...
+    @property
+    def public(self) -> bool: ...
+    @property
+    def host_id(self) -> int: ...
+    @property
+    def outcome(self) -> dict[str, Any] | None: ...
+    @property
+    def result_notes(self) -> dict[str, Any] | None: ...
+    @property
+    def clocks(self) -> dict[str, Any] | None: ...
+    @property
+    def deadlines(self) -> Mapping[str, str | None] | None: ...
+    @property
+    def seats(self) -> Sequence[Seat | SeatRow]: ...
+
+
+def game_fields(game: Shown, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What every payload about a game carries, whoever it is for (the seat view, the
     socket's messages, a replay step)."""
     return {

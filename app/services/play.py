@@ -16,6 +16,7 @@ from app.engine.errors import IllegalAction
 from app.services import clocks, eventlog, gamelog, lobby
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.services.moves import ActionResult, bots_due, game_fields, undo_refusal
+from app.services.rows import GameRow, SeatRow
 from app.store.models import Action, Event, Game, Seat, Snapshot
 from app.store.types import utcnow
 
@@ -24,12 +25,12 @@ from app.store.types import utcnow
 NOT_LAST = "Your last decision is not the last thing that happened."
 
 
-def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
+def state_before(db: Session, game_id: int, seq: int) -> dict[str, Any]:
     """The state after `seq` actions: the nearest snapshot, then the log from there."""
 
     snap = db.scalar(
         select(Snapshot)
-        .where(Snapshot.game_id == game.id, Snapshot.action_seq <= seq)
+        .where(Snapshot.game_id == game_id, Snapshot.action_seq <= seq)
         .order_by(Snapshot.action_seq.desc())
         .limit(1)
     )
@@ -38,7 +39,7 @@ def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
     state: dict[str, Any] = gamelog.parse_state(snap.state)
     rows = db.execute(
         select(Action.seat, Action.action)
-        .where(Action.game_id == game.id, Action.seq > snap.action_seq, Action.seq <= seq)
+        .where(Action.game_id == game_id, Action.seq > snap.action_seq, Action.seq <= seq)
         .order_by(Action.seq)
     )
     for seat, action in rows:
@@ -46,14 +47,14 @@ def state_before(db: Session, game: Game, seq: int) -> dict[str, Any]:
     return state
 
 
-def _last_action(db: Session, game: Game) -> Action | None:
+def _last_action(db: Session, game_id: int) -> Action | None:
     return db.scalar(
-        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(1)
+        select(Action).where(Action.game_id == game_id).order_by(Action.seq.desc()).limit(1)
     )
 
 
 def _undo_check(
-    db: Session, game: Game, seat: Seat, current: dict[str, Any], last: Action | None
+    db: Session, game: GameRow, seat: SeatRow, current: dict[str, Any], last: Action | None
 ) -> tuple[dict[str, Any] | None, str | None]:
     """Whether `seat` may take back `last` (the game's last action) now: (the state
     before it, None) if so, else (None, the reason in words)."""
@@ -71,7 +72,7 @@ def _undo_check(
             select(Event).where(Event.game_id == game.id, Event.action_seq == last.seq)
         )
     )
-    before = state_before(db, game, last.seq - 1)
+    before = state_before(db, game.id, last.seq - 1)
     refusal = undo_refusal(seat.index, before, current, private)
     return (None, refusal) if refusal else (before, None)
 
@@ -94,16 +95,16 @@ def undo(
     by it and nobody else has been prompted since (so nobody learnt anything)."""
 
     now = now or utcnow()
-    game = gamelog.lock_game(db, game_id)
+    game = gamelog.lock_row(db, game_id)
     if game.status != "active":
         raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
-    seat = lobby.seat_of(game, user_id)
+    seat = next((s for s in game.seats if s.user_id == user_id), None)
     if seat is None:
         raise Forbidden("You have no seat in this game.")
     if expected_version != game.version:
         raise StaleVersion(game.version)
-    last = _last_action(db, game)
-    before, refusal = _undo_check(db, game, seat, gamelog.load_state(game), last)
+    last = _last_action(db, game.id)
+    before, refusal = _undo_check(db, game, seat, gamelog.load_state(game, db), last)
     if before is None or last is None:
         raise Invalid(refusal or "Nothing to take back.", code="no_undo")
     db.execute(delete(Event).where(Event.game_id == game.id, Event.action_seq == last.seq))
@@ -113,7 +114,6 @@ def undo(
     game.last_action -= 1
     game.version += 1
     name = seat.user.username if seat.user else f"seat {seat.index + 1}"
-    game.last_event += 1
     note = {
         "text": f"{name} takes back their last decision.",
         "rule": None,
@@ -121,16 +121,16 @@ def undo(
         "kind": "undo",
         "data": {"seat": seat.index, "undone": last.seq},
     }
-    db.add(Event(game_id=game.id, seq=game.last_event, action_seq=None, payload=note))
-    gamelog.save_state(db, game, before, snapshot=True)
+    appends = gamelog.Appends()
+    gamelog.note(game, note, appends)
     clocks.set_deadlines(game, before, set(), now)
     # The decision before is now the last one: its own undo, decided when it was made.
-    prior = _last_action(db, game)
+    prior = _last_action(db, game.id)
     game.undo_seat = (
         prior.seat if prior is not None and prior.can_undo and prior.source == "player" else None
     )
     game.server_turn = bots_due(game, before)
-    db.flush()
+    gamelog.write_row(db, game, before, snapshot=True, appends=appends)
     return ActionResult(
         game.id, game.version, game.last_action, game.status, [{**note, "seq": game.last_event}]
     )

@@ -7,7 +7,7 @@ read ``origin()`` for the NOTIFY a one-statement write sends itself. With nothin
 installed (the CLI, unit tests) both do nothing.
 
 The NOTIFY's wire format is here too, for the same reason: the held write
-(``gamelog.write_held``) sends it from inside its statement, and the realtime
+(``heldwrite.write_held``) sends it from inside its statement, and the realtime
 listener (``app/realtime/pg.py``) reads it.
 """
 
@@ -68,7 +68,7 @@ def origin() -> str:
 
 #: PostgreSQL refuses a NOTIFY payload of 8000 bytes or more
 NOTIFY_MAX = 7999
-#: stands for the row's digest in a payload the database completes (``gamelog.write_held``):
+#: stands for the row's digest in a payload the database completes (``heldwrite.write_held``):
 #: a character JSON never holds raw, so it is found nowhere else in the payload
 DIGEST_MARK = "\x01"
 

@@ -46,7 +46,7 @@ def replay_step(
     seats = sorted(game.seats, key=lambda s: s.index)
     if seat is not None and not any(s.index == seat for s in seats):
         raise Invalid("There is no such seat in this game.", field="seat")
-    state = play.state_before(db, game, step)
+    state = play.state_before(db, game.id, step)
     action = db.scalar(select(Action).where(Action.game_id == game.id, Action.seq == step))
     rows = db.scalars(
         select(Event)

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.bots.temperament import label as temperament_label
 from app.bots.temperament import temperament_for
 from app.services import clocks, lobby, notifications, ratings
+from app.services.rows import GameRow, SeatRow
 from app.store.models import Action, Event, Game, Seat
 
 #: the bot that stands in (the Standard level)
@@ -43,10 +44,15 @@ def who(seat: Any, game: Any = None) -> str:
     return f"{name} ({power})" if power else name
 
 
+def line(text: str, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """A public chronicle line that is not the result of an action (its event's payload)."""
+    return {"text": text, "rule": None, "to": None, "kind": kind, "data": data}
+
+
 def announce(db: Session, game: Any, text: str, kind: str, data: dict[str, Any]) -> None:
-    """A public chronicle line that is not the result of an action."""
+    """Tell the table `text` now, as the next event of the ORM `game`."""
     game.last_event += 1
-    payload = {"text": text, "rule": None, "to": None, "kind": kind, "data": data}
+    payload = line(text, kind, data)
     db.add(Event(game_id=game.id, seq=game.last_event, action_seq=None, payload=payload))
     db.flush()
 
@@ -90,7 +96,9 @@ def take_back(db: Session, game: Any, seat: Any, now: datetime) -> None:
     announce_return(db, game, seat)
 
 
-def announce_default(db: Session, game: Game, seat: Seat, action: dict[str, Any]) -> None:
+def default_line(game: GameRow, seat: SeatRow, action: dict[str, Any]) -> dict[str, Any]:
+    """What the table is told when a prompt's default was played for `seat` whose time
+    ran out (``moves.settle``)."""
     what = {
         "pass": "they pass",
         "decline": "they decline",
@@ -98,9 +106,7 @@ def announce_default(db: Session, game: Game, seat: Seat, action: dict[str, Any]
         "end_turn": "their turn ends",
         "abstain": "they abstain",
     }.get(str(action.get("type")), f"the default ({action.get('type')}) is taken")
-    announce(
-        db,
-        game,
+    return line(
         f"Time ran out for {who(seat, game)}: {what}.",
         "deadline",
         {"seat": seat.index, "action": action},

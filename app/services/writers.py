@@ -3,9 +3,9 @@
 A move is decided in memory and then written; *how* it is written is the writer's:
 
 - ``HeldWriter``: the game as this process last wrote it to PostgreSQL (its row, its
-  state and the database's digest of the row, ``gamelog.held``) is the starting point,
+  state and the database's digest of the row, ``heldwrite.held``) is the starting point,
   and the move is written as ONE autocommitted statement that sends its own NOTIFY
-  (``gamelog.write_held``; docs/performance.md, "The write path"). It covers a *plain*
+  (``heldwrite.write_held``; docs/performance.md, "The write path"). It covers a *plain*
   move only (appends and the game row's counters) and hands on anything else: nothing
   held at the expected version, a refusal, a snapshot or the end of the game due, a race
   lost to another writer.
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from sqlalchemy.orm import Session
 
-from app.services import gamelog
+from app.services import gamelog, heldwrite
 from app.services.rows import GameRow
 
 
@@ -83,7 +83,7 @@ class HeldWriter:
     _expected: int = 0
 
     def open(self, db: Session, game_id: int, expected: int, key: str | None) -> GameRow | None:
-        held = gamelog.held(gamelog.db_key(db), game_id, expected)
+        held = heldwrite.held(gamelog.db_key(db), game_id, expected)
         if held is None:
             return None
         game, self._state, self._digest = held
@@ -97,11 +97,11 @@ class HeldWriter:
     def write(self, db: Session, game: GameRow, decided: Decision) -> Written | None:
         if not decided.plain:
             return None  # a snapshot or the end: the transaction writes it
-        digest = gamelog.write_held(db, game, self._expected, self._digest, decided.appends)
+        digest = heldwrite.write_held(db, game, self._expected, self._digest, decided.appends)
         return None if digest is None else Written(digest)
 
     def keep(self, db: Session, game: GameRow, state: dict[str, Any], frame: gamelog.Frame) -> None:
-        gamelog.keep_held(gamelog.db_key(db), game, state, frame)
+        heldwrite.keep_held(gamelog.db_key(db), game, state, frame)
 
 
 @dataclass

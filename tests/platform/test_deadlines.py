@@ -76,3 +76,43 @@ def test_bots_answer_after_the_commit(factory: sessionmaker[Session]) -> None:
         assert game is not None
         state = gamelog.load_state(game, db)
         assert all(p["seat"] == 0 for p in engine.pending(state)) or game.status != "active"
+
+
+def test_without_a_stand_in_the_default_is_played_and_told(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No stand-in level installed: the overdue prompt's default is played for the seat
+    (logged as ``deadline``), the table is told right after its events, the version and
+    the clocks move, and the seat's clock is not charged as missed by a stand-in."""
+    gid = started_game(factory, [lobby.SeatSpec("human"), lobby.SeatSpec("human")], pace="live")
+    labels = {k: v for k, v in lobby.bot_labels().items() if k != moves.STANDIN_LEVEL}
+    monkeypatch.setattr(lobby, "bot_labels", lambda: labels)
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None and game.next_deadline is not None
+        version, due = game.version, game.next_deadline
+        state = gamelog.load_state(game, db)
+        owing = sorted({p["seat"] for p in engine.pending(state)})
+        assert owing
+        defaults = {p["seat"]: engine.default_action(state, p) for p in engine.pending(state)}
+    changed = deadlines.run_once(factory, due + timedelta(seconds=1))
+    assert [g for g, _ in changed] == [gid]
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        assert changed[0][1] == game.version > version
+        played = db.scalars(
+            select(Action).where(Action.game_id == gid, Action.source == "deadline")
+        ).all()
+        assert [(a.seat, a.action) for a in played] == [(s, defaults[s]) for s in owing]
+        assert all(s.standin is None for s in game.seats)
+        events = play.events_since(db, gid, None, 0)
+        told = [e for e in events if e.get("kind") == "deadline"]
+        assert len(told) == len(owing)
+        for action, line in zip(played, told, strict=True):
+            assert line["text"].startswith("Time ran out for ")
+            assert line["data"] == {"seat": action.seat, "action": action.action}
+            # the line follows the default's own events
+            assert line["seq"] == action.last_event + 1
+        # the state as written replays from the log (the same position, bit for bit)
+        assert gamelog.load_state(game, db) == play.state_before(db, gid, game.last_action)

@@ -1,6 +1,6 @@
 """The one-statement write (PostgreSQL): a move of a game this process wrote last is
 written without a read, in one autocommitted statement that checks the row's version
-and digest (``gamelog.write_held``; docs/performance.md, "The write path"). It must write exactly
+and digest (``heldwrite.write_held``; docs/performance.md, "The write path"). It must write exactly
 what the ordinary transaction writes, and step aside whenever the row in the database
 is not the one held."""
 
@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.engine import memo
-from app.services import gamelog, moves
+from app.services import gamelog, heldwrite, moves
 from app.services.errors import ServiceError, StaleVersion
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Event, Game, Seat
@@ -46,7 +46,7 @@ def factory(pg_url: str) -> Iterator[sessionmaker[Session]]:
 def spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Counts the one-statement writes tried and those that wrote."""
     counts = {"tried": 0, "written": 0}
-    real = gamelog.write_held
+    real = heldwrite.write_held
 
     def write_held(*args: Any, **kwargs: Any) -> str | None:
         counts["tried"] += 1
@@ -54,7 +54,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["written"] += digest is not None
         return digest
 
-    monkeypatch.setattr(gamelog, "write_held", write_held)
+    monkeypatch.setattr(heldwrite, "write_held", write_held)
     return counts
 
 
