@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app import engine
-from app.balance.pace import seconds_for
+from app.balance.pace import place_of, seconds_for
 from app.bots.runner import play_game
 from app.bots.strong import Budget
 
@@ -84,13 +84,16 @@ def play(job: Job) -> GameSummary:
     summary = GameSummary(job.scenario, job.seed, list(job.powers), list(job.levels))
     samples: list[tuple[int, int | None]] = []
     last: dict[str, Any] = {"round": None, "action": None, "count": 0, "seconds": 0.0}
+    places: dict[int, tuple[Any, Any]] = {}  # each seat's last endeavour (pace.place_of)
 
     def on_step(
         state: dict[str, Any], seat: int, action: dict[str, Any], events: Any, choices: int
     ) -> None:
         last["count"] += 1
         court = state["players"][seat].get("court")  # a court tax leaves it where it is
-        last["seconds"] += seconds_for(action, last["action"], choices, court)
+        last["seconds"] += seconds_for(action, last["action"], choices, court, places.get(seat))
+        if action.get("type") == "endeavour":
+            places[seat] = place_of(action)
         last["action"] = action
         key = (state.get("turn"), state.get("round"))
         if key != last["round"]:

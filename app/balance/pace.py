@@ -9,7 +9,9 @@ Votes in a parley are cast at once by every voter, so a run of consecutive
 votes is charged once. A decision with a single legal action costs nothing: the
 server plays it for the person (`app.services.moves.forced_action`). Taxing the court has
 no odds to weigh (no rebellion check, rules 16.17) and the page raises its whole yield in
-one click, so it is charged as a click. The figures are a model, stated here so the report
+one click, so it is charged as a click. An endeavour where the seat's last endeavour acted
+(the same base and target) is the kind and the talents only: the page keeps the place from one
+endeavour to the next (``carriedPlace`` in static/js/game/decide.js). The figures are a model, stated here so the report
 can say what its minutes mean; they are not measured from players.
 """
 
@@ -39,6 +41,8 @@ SECONDS_BY_ACTION: dict[str, float] = {
 }
 DEFAULT_SECONDS = 6.0
 COURT_TAX_SECONDS = 4.0
+#: an endeavour at the place of the seat's last one: no picks on the map
+ENDEAVOUR_AGAIN_SECONDS = 15.0
 
 
 def seconds_for(
@@ -46,9 +50,11 @@ def seconds_for(
     previous: dict[str, Any] | None,
     choices: int = 2,
     court: str | None = None,
+    place: tuple[Any, Any] | None = None,
 ) -> float:
     """The seconds a person spends on ``action``, chosen from ``choices`` legal
-    actions, given the action before it and the mover's ``court``."""
+    actions, given the action before it, the mover's ``court`` and ``place``, the (base,
+    target) of the mover's last endeavour (``place_of``)."""
     kind = str(action.get("type", ""))
     if choices == 1 and kind != "offer":
         return 0.0  # no choice: the server plays it (app.services.moves.forced_action)
@@ -56,4 +62,11 @@ def seconds_for(
         return 0.0  # voters decide at the same time
     if kind == "tax" and court is not None and action.get("area") == court:
         return COURT_TAX_SECONDS  # no check (16.17): one click on the page
+    if kind == "endeavour" and place is not None and place_of(action) == place:
+        return ENDEAVOUR_AGAIN_SECONDS  # the page kept the place: kind and talents only
     return SECONDS_BY_ACTION.get(kind, DEFAULT_SECONDS)
+
+
+def place_of(action: dict[str, Any]) -> tuple[Any, Any]:
+    """Where an endeavour acts: its (base, target)."""
+    return action.get("base"), action.get("target")

@@ -11,7 +11,7 @@ from app.balance import cli as balance_cli
 from app.balance.aggregate import calibrated_levels
 from app.balance.cli import SCENARIOS_JSON, current_levels, main, write_levels
 from app.balance.games import MEASURE_BUDGET, plan, rotated_levels
-from app.balance.pace import seconds_for
+from app.balance.pace import place_of, seconds_for
 from app.balance.stats import percentile, wilson
 
 
@@ -57,6 +57,20 @@ def test_the_court_tax_is_charged_as_a_click() -> None:
     assert seconds_for(other, None, 12, "luoyang") > seconds_for(court, None, 12, "luoyang")
     assert seconds_for(court, None, 12, None) == seconds_for(other, None, 12, "luoyang")
     assert seconds_for({"type": "plunder", "area": "luoyang"}, None, 12, "luoyang") > 4.0
+
+
+def test_an_endeavour_where_the_last_acted_needs_no_map_picks() -> None:
+    """The page keeps the place of a seat's last endeavour: acting there again is the
+    kind and the talents; acting elsewhere, or a first endeavour, picks on the map."""
+    build = {"type": "endeavour", "kind": "build", "base": "bactria", "target": "bactria"}
+    feast = {"type": "endeavour", "kind": "festival", "base": "bactria", "target": "bactria"}
+    away = {"type": "endeavour", "kind": "conquest", "base": "bactria", "target": "sogdiana"}
+    assert place_of(build) == ("bactria", "bactria")
+    first = seconds_for(build, None, 30)
+    again = seconds_for(feast, None, 30, None, place_of(build))
+    assert 0 < again < first
+    assert seconds_for(away, None, 30, None, place_of(build)) == first
+    assert seconds_for({"type": "tax", "area": "x"}, None, 30, None, ("x", "x")) > 4.0
 
 
 def test_the_command_writes_the_report_and_keeps_the_tuning_log(

@@ -499,3 +499,87 @@ def test_a_late_answer_to_a_poll_does_not_take_the_page_back(
         assert not errors, errors
     finally:
         context.close()
+
+
+def _place(action: dict[str, Any]) -> tuple[Any, Any]:
+    return action.get("base"), action.get("target")
+
+
+#: what the other moves over the API take, so the game walks on without endeavours
+_WALK = ("choose_slot", "draw", "end_turn", "dismiss", "decline", "abstain")
+
+
+def test_the_next_endeavour_starts_where_the_last_one_acted(
+    browser: Any, live_server: Any, new_player: Any
+) -> None:
+    """After an endeavour made on the page, the next endeavour's wizard keeps its base and
+    target while an endeavour open then acts there: the person chooses the kind and the
+    talents, without two more picks on the map (app/balance/pace.py charges it so)."""
+    from .test_play_in_browser import choose_field
+
+    game_id, people = two_people(live_server, new_player)
+    seats = by_seat(game_id, people)
+    mover: Any = None
+    context: Any = None
+    place: tuple[Any, Any] | None = None
+    scope = "#decide-body .wizard"
+    try:
+        for _ in range(600):
+            prompt = seats[0].view(game_id)["prompts"][0]
+            player = seats[int(prompt["seat"])]
+            data = player.view(game_id)
+            legal = data["legal_actions"]
+            ends = [a for a in legal if a["type"] == "endeavour"]
+            if ends and mover is None:
+                # The first endeavour: made on this person's page, at the place most of
+                # the endeavours open can act on (an area of their own, usually).
+                mover = player
+                context, page, errors = open_page(browser, live_server, mover, game_id)
+                counts: dict[tuple[Any, Any], int] = {}
+                for a in ends:
+                    counts[_place(a)] = counts.get(_place(a), 0) + 1
+                place = max(counts, key=lambda p: counts[p])
+                first = min(
+                    (a for a in ends if _place(a) == place), key=lambda a: a.get("talents", 0)
+                )
+                page.locator(scope).wait_for()
+                assert not page.locator(f"{scope} .hint.carried").count()  # nothing yet
+                for field in ["kind", "base", "target", "talents"]:
+                    if field in first:
+                        choose_field(page, scope, field, first[field])
+                page.locator(f"{scope} .commit button[data-action=endeavour]").click()
+                wait_js(page, f"Number(document.body.dataset.version) > {data['version']}")
+                continue
+            if ends and player is mover and any(_place(a) == place for a in ends):
+                break  # the page's turn again, with the place open
+            walk = next((a for k in _WALK for a in legal if a["type"] == k), None)
+            pass_ = next((a for a in legal if a.get("move") == "pass"), None)
+            action = pass_ or walk or legal[0]
+            r = player.act(game_id, action, data["version"])
+            assert r.status_code == 200, r.text
+        else:
+            raise AssertionError("the endeavour's place never came up again")
+        assert place is not None
+        base, target = place
+        wait_js(page, f"Number(document.body.dataset.version) >= {data['version']}")
+        hint = page.locator(f"{scope} .hint.carried")
+        hint.wait_for()
+        assert hint.get_attribute("data-area") == str(target)
+        kind = next(a["kind"] for a in ends if _place(a) == place)
+        page.locator(f'{scope} button.chip[data-field="kind"][data-value="{kind}"]').click()
+        # base and target are chosen already: the next step is the talents (or the commit)
+        for field, value in (("base", base), ("target", target)):
+            if value is None:
+                continue
+            step = page.locator(f"{scope} .step-{field}")
+            step.wait_for()
+            on = step.locator(f'button.chip.on[data-value="{value}"], span.chosen')
+            picked = step.locator("select")
+            assert on.count() or (picked.count() and json.loads(picked.input_value()) == value)
+        page.locator(f"{scope} .step-talents, {scope} .commit").first.wait_for()
+        assert not page.locator(f"{scope} .hint.carried").count()
+        shot(page, "endeavour-again.png")
+        assert not errors, errors
+    finally:
+        if context is not None:
+            context.close()

@@ -11,6 +11,8 @@ import { renderOutcome } from "./result.js";
 // suffers (-1B), or the plot is exposed (EXP). See RESULT_TEXT in app/engine/rules.py.
 const FAILURES = ["none", "-1B", "EXP"];
 const WIZARD_ORDER = ["kind", "base", "target"];
+// where an endeavour acts: carried from one endeavour to the next (`carriedPlace`)
+const PLACE_FIELDS = ["base", "target"];
 const SIMPLE_LABELS = {
   draw: "Draw an advisor",
   dismiss: "Dismiss the advisor",
@@ -177,10 +179,14 @@ export class Decisions {
     const moved = state.version !== this.version;
     this.signature = signature;
     this.version = state.version;
-    if (changed) { this.sel = this.restoreSelection(signature); this.explainKey = ""; }
     const groups = {};
     for (const a of legal) (groups[a.type] ||= []).push(a);
     this.groups = groups;
+    if (changed) {
+      this.sel = this.restoreSelection(signature);
+      if (!Object.keys(this.sel).length) this.sel = this.carriedPlace(groups.endeavour || []);
+      this.explainKey = "";
+    }
 
     if (groups.defend || (groups.decline && state.view?.interrupt && !groups.endeavour)) {
       this.ctx.map.setPick(null);
@@ -367,6 +373,11 @@ export class Decisions {
   wizard(actions) {
     const box = el("section", { class: "wizard", "aria-label": "Choose an endeavour" },
       el("h3", {}, "Act with your advisor"));
+    const place = this.sel.target ?? this.sel.base;
+    if (place !== undefined && this.sel.kind === undefined && this.place && PLACE_FIELDS.some((f) => this.sel[f] === this.place[f])) {
+      box.appendChild(el("p", { class: "hint carried", "data-area": String(place) },
+        `You act again where you acted last, ${this.ctx.map.areaName(place)}: choose the endeavour (its steps let you change the area).`));
+    }
     let candidates = actions;
     const fields = [...WIZARD_ORDER];
     for (const a of actions) for (const k of Object.keys(a)) {
@@ -447,9 +458,12 @@ export class Decisions {
     }
     const sorted = field === "talents" ? [...values].sort((a, b) => a - b) : values;
     const choose = (v) => {
-      // a new choice at this step clears the later steps
+      // a new choice at this step clears the later steps, except the place (base and
+      // target), which the wizard keeps while it still fits
       const order = this.fieldOrder || [];
-      for (const later of order.slice(order.indexOf(field) + 1)) delete this.sel[later];
+      for (const later of order.slice(order.indexOf(field) + 1)) {
+        if (!PLACE_FIELDS.includes(later)) delete this.sel[later];
+      }
       this.sel[field] = v;
       this.rerender();
     };
@@ -543,6 +557,29 @@ export class Decisions {
       sessionStorage.setItem(this.storageKey(), JSON.stringify({ sig: this.signature, sel: this.sel }));
     } catch { /* storage may be off: the choice is then only kept on this page */ }
   }
+
+  /** The place (base and target) of my last endeavour, when an endeavour open now has
+   * it: the next endeavour starts there, so acting again on the same area is the kind
+   * and the talents, not two more picks on the map. */
+  carriedPlace(endeavours) {
+    let place = this.place;
+    if (!place) {
+      try { place = JSON.parse(sessionStorage.getItem(this.placeKey()) || "null"); } catch { place = null; }
+    }
+    if (!place || typeof place !== "object") return {};
+    const fits = endeavours.some((a) => PLACE_FIELDS.every((f) => !(f in a) || a[f] === place[f]));
+    if (!fits) return {};
+    const carried = {};
+    for (const f of PLACE_FIELDS) if (place[f] !== undefined) carried[f] = place[f];
+    return carried;
+  }
+
+  rememberPlace(action) {
+    this.place = Object.fromEntries(PLACE_FIELDS.filter((f) => f in action).map((f) => [f, action[f]]));
+    try { sessionStorage.setItem(this.placeKey(), JSON.stringify(this.place)); } catch { /* kept on this page only */ }
+  }
+
+  placeKey() { return `ig-place-${this.ctx.meta.game_id}`; }
 
   restoreSelection(signature) {
     try {
@@ -851,6 +888,8 @@ export class Decisions {
       // not arrived yet (the ack can beat the push): no breakdown is asked of it until
       // then. The push can also beat the ack: `this.version` may already be the new
       // position, which is not spent, and any choice begun on it is kept.
+      // before the send: the push of its result may arrive before the answer does
+      if (action.type === "endeavour") this.rememberPlace(action);
       if (await this.ctx.send(action)) this.spentVersion = from;
       if (this.version === from) {
         this.sel = {};
