@@ -7,7 +7,6 @@ from typing import Any
 
 from app.balance.games import GameSummary
 from app.balance.stats import mean, percentile, wilson
-from app.engine.scoring import as_points
 
 
 def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
@@ -66,42 +65,4 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
         "mean_margin": mean([g.margin for g in ok]),
         "median_margin": percentile([g.margin for g in ok], 50),
         "no_winner": sum(1 for g in ok if g.winner is None),
-    }
-
-
-WIN_GAIN = 30.0
-"""Victory-level points per unit of excess win rate: one point of level for each 3.3
-points of win rate above the fair share. Damped on purpose (a point of level moves a
-power's win rate by roughly two to four points in the measured scenarios), so that
-repeated calibrations converge instead of swinging."""
-
-
-STEP = 0.5
-"""How much of the measured correction one calibration applies. The bots' politics
-answer the standings (they gang up on the leader by standing), so a full step
-overshoots: in The Four Empires a full step moved the strongest power from Rome to
-Han and Parthia and back."""
-
-
-def calibrated_levels(
-    figures: dict[str, Any], levels: dict[str, float], gain: float = WIN_GAIN, step: float = STEP
-) -> dict[str, float]:
-    """26.2: victory levels for the next measurement. Each level moves by how far the
-    power's mean standing is above the scenario's average, and by ``gain`` times its
-    win rate above the fair share: equal means are not yet equal chances, since a
-    power whose results spread wider wins more often. ``step`` of that correction is
-    applied, rounded to half points (the finest step, 26.2); the result is
-    re-measured, never trusted."""
-    by_power = figures.get("powers") or {}
-    if not by_power:
-        return dict(levels)
-    average = mean([float(v["mean_standing"]) for v in by_power.values()])
-    fair = float(figures.get("fair_share") or 1 / len(by_power))
-
-    def excess(v: dict[str, Any]) -> float:
-        return float(v["mean_standing"]) - average + gain * (float(v.get("win_rate", fair)) - fair)
-
-    return {
-        power: as_points(float(levels.get(power, 0)) + round(2 * step * excess(v)) / 2)
-        for power, v in by_power.items()
     }

@@ -13,8 +13,9 @@ the seat count. A Strong seat's time limit counts its own CPU time, as in
 (default: one per CPU). The report (default ``docs/balance.md``) gets the measured
 tables between its markers and a plot beside it (``balance-winrates.png``).
 
-``--calibrate`` prints, per scenario, the victory levels (rules 26.2) that would
-give every power the same mean standing in the games just played; with
+``--calibrate`` prints, per scenario, the victory levels (rules 26.2) under which the
+games just played, scored again, would have given every power its fair share of the
+wins (``app/balance/calibrate.py``: a first-order answer, to re-measure); with
 ``--write-levels`` it writes them into the content pack, where a designer reviews
 the diff and re-measures (the levels are a knob of the pack, never of the code).
 
@@ -35,7 +36,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from app.balance.aggregate import calibrated_levels, scenario_figures
+from app.balance.aggregate import scenario_figures
+from app.balance.calibrate import fitted_levels
 from app.balance.games import GameSummary, Job, plan, play
 from app.balance.report import measured_markdown, write_plot, write_report
 from app.bots import BOT_LEVELS
@@ -202,7 +204,8 @@ def main(argv: list[str]) -> int:
     if args.calibrate:
         now = current_levels()
         result["calibrated_levels"] = {
-            s: calibrated_levels(result["scenarios"][s], now.get(s, {})) for s in scenarios
+            s: fitted_levels([g for g in summaries if g.scenario == s], now.get(s, {}))
+            for s in scenarios
         }
         if args.write_levels:
             write_levels(result["calibrated_levels"])

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.balance import cli as balance_cli
-from app.balance.aggregate import calibrated_levels
+from app.balance.calibrate import fitted_levels, rescored_win_rates
 from app.balance.cli import SCENARIOS_JSON, current_levels, main, write_levels
-from app.balance.games import MEASURE_BUDGET, plan, rotated_levels
+from app.balance.games import MEASURE_BUDGET, GameSummary, plan, rotated_levels
 from app.balance.pace import place_of, seconds_for
 from app.balance.stats import percentile, wilson
 
@@ -117,39 +117,57 @@ def test_a_mix_of_levels_is_written_as_the_tournament_writes_it(
     assert MEASURE_BUDGET.clock == "cpu"
 
 
-def test_calibration_evens_out_the_mean_standings() -> None:
-    figures = {
-        "powers": {
-            "han": {"mean_standing": 30.0},
-            "kushan": {"mean_standing": 20.0},
-            "rome": {"mean_standing": 25.4},
-        }
-    }
-    levels = calibrated_levels(figures, {"han": 2, "kushan": 0}, step=1.0)
-    # The average standing is 25.13: han is 4.87 above it, kushan 5.13 below, rome
-    # 0.27 above; each correction is rounded to the half point (26.2).
-    assert levels == {"han": 7, "kushan": -5, "rome": 0.5}
-    # By default half the correction is applied (the bots answer the standings).
-    assert calibrated_levels(figures, {"han": 2, "kushan": 0}) == {
-        "han": 4.5,
-        "kushan": -2.5,
-        "rome": 0,
-    }
+def _game(seed: int, scores: dict[str, float]) -> GameSummary:
+    return GameSummary("x", seed, sorted(scores), ["heuristic"] * len(scores), scores=scores)
 
 
-def test_calibration_then_evens_out_the_win_rates() -> None:
-    figures = {
-        "fair_share": 0.25,
-        "powers": {
-            "maurya": {"mean_standing": 24.0, "win_rate": 0.35},
-            "qin": {"mean_standing": 24.0, "win_rate": 0.25},
-            "carthage": {"mean_standing": 24.0, "win_rate": 0.15},
-            "seleucid": {"mean_standing": 24.0, "win_rate": 0.25},
-        },
+def test_games_rescored_say_who_would_have_won() -> None:
+    """26.2: the highest total less level wins; a tie the summary cannot break is shared."""
+    games = [_game(1, {"han": 30, "kushan": 20}), _game(2, {"han": 24, "kushan": 20})]
+    assert rescored_win_rates(games, ["han", "kushan"], {"han": 0, "kushan": 0}) == {
+        "han": 1.0,
+        "kushan": 0.0,
     }
-    levels = calibrated_levels(figures, {"maurya": 16, "carthage": -5}, step=1.0)
-    # Equal means, unequal chances: 10 points of win rate above the share is 3 of level.
-    assert levels == {"maurya": 19, "qin": 0, "carthage": -8, "seleucid": 0}
+    # Han 5 above Kushan: the first still Han's (25 v 20), the second Kushan's (19 v 20)
+    assert rescored_win_rates(games, ["han", "kushan"], {"han": 5}) == {"han": 0.5, "kushan": 0.5}
+    # a tie on standing is shared
+    assert rescored_win_rates(games, ["han", "kushan"], {"han": 4}) == {"han": 0.75, "kushan": 0.25}
+
+
+def test_calibration_fits_the_levels_that_even_out_the_wins() -> None:
+    """Han wins every game at today's levels by 2 to 9 points; the fitted levels give
+    each power half the games when the same games are scored again, and move no more
+    than that needs (half points, 26.2)."""
+    margins = [2, 3, 4, 5, 6, 7, 8, 9]
+    games = [_game(i, {"han": 20 + m, "kushan": 20}) for i, m in enumerate(margins)]
+    levels = fitted_levels(games, {"han": 1, "kushan": 0})
+    rates = rescored_win_rates(games, ["han", "kushan"], levels)
+    assert rates == {"han": 0.5, "kushan": 0.5}
+    assert levels["han"] - levels["kushan"] in (5.5, 6, 6.5)  # between margins 5 and 6
+    assert all(2 * v == int(2 * v) for v in levels.values())
+    # part of the way: the bots answer the standings, so a round may move less
+    half = fitted_levels(games, {"han": 1, "kushan": 0}, step=0.5)
+    assert 0 < half["han"] - 1 - half["kushan"] < levels["han"] - 1 - levels["kushan"]
+    # already even: nothing moves
+    even = [_game(1, {"han": 25, "kushan": 20}), _game(2, {"han": 20, "kushan": 25})]
+    assert fitted_levels(even, {"han": 0, "kushan": 0}) == {"han": 0, "kushan": 0}
+
+
+def test_calibration_moves_a_narrow_high_standing_power_by_its_wins() -> None:
+    """The nomads' case: the highest mean standing of the table and the fewest wins
+    (their results spread narrowly). The fit makes them easier, not harder."""
+    games = []
+    for i in range(12):
+        # the nomads stand 25 every game; the empire 20 or 30, winning half; the third 22
+        empire = 30 if i % 2 else 20
+        games.append(_game(i, {"nomads": 25, "empire": empire, "kingdom": 22 + (i % 3) * 4}))
+    before = rescored_win_rates(games, ["empire", "kingdom", "nomads"], {})
+    levels = fitted_levels(games, {"empire": 0, "kingdom": 0, "nomads": 0})
+    after = rescored_win_rates(games, ["empire", "kingdom", "nomads"], levels)
+    assert levels["nomads"] <= min(levels["empire"], levels["kingdom"])
+    assert max(abs(r - 1 / 3) for r in after.values()) < max(
+        abs(r - 1 / 3) for r in before.values()
+    )
 
 
 def test_written_levels_keep_the_pack_layout(tmp_path: Path) -> None:
