@@ -9,7 +9,10 @@ today's levels.
 
 It is a first-order answer, held up to be re-measured: the bots play to the standings
 (they gang up on the leader by standing, app/bots/politics.py), so new levels change
-the games as well as their scoring. ``step`` applies that part of each move. It replaces
+the games as well as their scoring, and by more than the scoring alone: the full fit of
+600 Late Antiquity games moved the Hephthalites from 25.5% to 12.8% on new seeds where it
+foresaw 17.1%, the Sasanians from 11.8% to 20.2% (16.1% foreseen). ``step`` (by default
+half) applies that part of each move. It replaces
 a rule of thumb on the mean standings and win rates, which moved the nomads (the Xiongnu,
 the Turks: the highest mean standing of their tables and the fewest wins, their results
 spread narrowly) the wrong way.
@@ -25,6 +28,8 @@ from app.engine.scoring import as_points
 
 #: the finest step of a level (26.2)
 HALF = 0.5
+#: the part of the fitted move a round applies (see above)
+STEP = 0.5
 #: the furthest one move of one level looks, in points
 REACH = 10.0
 #: at most this many moves in one fit
@@ -54,7 +59,7 @@ def _distance(rates: dict[str, Any]) -> float:
 
 
 def fitted_levels(
-    games: Sequence[GameSummary], levels: dict[str, float], step: float = 1.0
+    games: Sequence[GameSummary], levels: dict[str, float], step: float = STEP
 ) -> dict[str, float]:
     """The seated powers' levels that even out the wins of `games` when re-scored,
     moved `step` of the way from `levels` and rounded to half points. Deterministic:

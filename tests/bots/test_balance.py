@@ -140,13 +140,13 @@ def test_calibration_fits_the_levels_that_even_out_the_wins() -> None:
     than that needs (half points, 26.2)."""
     margins = [2, 3, 4, 5, 6, 7, 8, 9]
     games = [_game(i, {"han": 20 + m, "kushan": 20}) for i, m in enumerate(margins)]
-    levels = fitted_levels(games, {"han": 1, "kushan": 0})
+    levels = fitted_levels(games, {"han": 1, "kushan": 0}, step=1.0)
     rates = rescored_win_rates(games, ["han", "kushan"], levels)
     assert rates == {"han": 0.5, "kushan": 0.5}
     assert levels["han"] - levels["kushan"] in (5.5, 6, 6.5)  # between margins 5 and 6
     assert all(2 * v == int(2 * v) for v in levels.values())
-    # part of the way: the bots answer the standings, so a round may move less
-    half = fitted_levels(games, {"han": 1, "kushan": 0}, step=0.5)
+    # by default half the way: the bots answer the standings, which moves them further
+    half = fitted_levels(games, {"han": 1, "kushan": 0})
     assert 0 < half["han"] - 1 - half["kushan"] < levels["han"] - 1 - levels["kushan"]
     # already even: nothing moves
     even = [_game(1, {"han": 25, "kushan": 20}), _game(2, {"han": 20, "kushan": 25})]
@@ -162,7 +162,7 @@ def test_calibration_moves_a_narrow_high_standing_power_by_its_wins() -> None:
         empire = 30 if i % 2 else 20
         games.append(_game(i, {"nomads": 25, "empire": empire, "kingdom": 22 + (i % 3) * 4}))
     before = rescored_win_rates(games, ["empire", "kingdom", "nomads"], {})
-    levels = fitted_levels(games, {"empire": 0, "kingdom": 0, "nomads": 0})
+    levels = fitted_levels(games, {"empire": 0, "kingdom": 0, "nomads": 0}, step=1.0)
     after = rescored_win_rates(games, ["empire", "kingdom", "nomads"], levels)
     assert levels["nomads"] <= min(levels["empire"], levels["kingdom"])
     assert max(abs(r - 1 / 3) for r in after.values()) < max(
