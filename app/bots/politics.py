@@ -529,6 +529,22 @@ class Politics:
         return SOCIAL_LEVEL_VALUE * 0.22 * 0.5 * left
 
 
+def barred_powers(view: Any) -> set[Any]:
+    """The powers a new offer of ours may not go to now (20.14): those that refused one
+    this game turn (``trust.refused_now``); none while we answer an offer (a counter goes
+    to its maker). The Standard bot scores such an offer below anything else
+    (``Grand.compose``); the Strong bot does not search it."""
+    pol = Politics(view)
+    if Grand(pol).countering():
+        return set()
+    players = view.get("players") or []
+    return {
+        p.get("power")
+        for i, p in enumerate(players)
+        if isinstance(p, dict) and pol.trust.refused_now(i)
+    }
+
+
 def finish(view: Any, action: Action, temperament: str | None = None) -> Action:
     """The concrete offer the standard bot makes for a listed template it chose (20.14)."""
     if action.get("type") != "offer" or "template" not in action:

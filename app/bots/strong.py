@@ -48,7 +48,7 @@ from app.bots import search_step
 from app.bots.board import area_map
 from app.bots.evaluate import RESULT_VALUE, Evaluator
 from app.bots.heuristic import choose_heuristic, rank_heuristic
-from app.bots.politics import finish
+from app.bots.politics import barred_powers, finish
 from app.engine import rng as engine_rng
 from app.engine.core import card_type
 from app.engine.deck import draw_odds, petition_cost
@@ -354,6 +354,14 @@ def choose_strong(
     # (years unused, the deck and conquests that grow from acting) lies beyond what a
     # leaf can see, so a short search would end turns too soon.
     ranked = [ranked[0]] + [i for i in ranked[1:] if legal[i].get("type") != "end_turn"]
+    # Nor an offer the bot's own rules bar (a new one to a power that refused us this
+    # game turn, issue 27): the search would find it harmless to ask again.
+    bar = barred_powers(view)
+    ranked = [ranked[0]] + [
+        i
+        for i in ranked[1:]
+        if not (legal[i].get("type") == "offer" and legal[i].get("power") in bar)
+    ]
     # An offer template is searched as the bundle (or counter) the standard bot would
     # size for it (app/bots/bundles.py), not as the template's default bundle.
     candidates = [finish(view, legal[i], temperament) for i in ranked[: max(1, budget.candidates)]]
