@@ -12,10 +12,9 @@ It is a first-order answer, held up to be re-measured: the bots play to the stan
 the games as well as their scoring, and by more than the scoring alone: the full fit of
 600 Late Antiquity games moved the Hephthalites from 25.5% to 12.8% on new seeds where it
 foresaw 17.1%, the Sasanians from 11.8% to 20.2% (16.1% foreseen). ``step`` (by default
-half) applies that part of each move. It replaces
-a rule of thumb on the mean standings and win rates, which moved the nomads (the Xiongnu,
-the Turks: the highest mean standing of their tables and the fewest wins, their results
-spread narrowly) the wrong way.
+half) applies that part of each move. It replaces a rule of thumb on the mean standings
+and win rates, which moved the nomads (the Xiongnu, the Turks: the highest mean standing
+of their tables and the fewest wins, their results spread narrowly) the wrong way.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from app import engine
 from app.engine.errors import IllegalAction
-from app.services import clocks, eventlog, gamelog, lobby
+from app.services import clocks, eventlog, gamelog, lobby, standins
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.services.moves import ActionResult, bots_due, game_fields, undo_refusal
 from app.services.rows import GameRow, SeatRow
@@ -114,13 +114,11 @@ def undo(
     game.last_action -= 1
     game.version += 1
     name = seat.user.username if seat.user else f"seat {seat.index + 1}"
-    note = {
-        "text": f"{name} takes back their last decision.",
-        "rule": None,
-        "to": None,
-        "kind": "undo",
-        "data": {"seat": seat.index, "undone": last.seq},
-    }
+    note = standins.line(
+        f"{name} takes back their last decision.",
+        "undo",
+        {"seat": seat.index, "undone": last.seq},
+    )
     appends = gamelog.Appends()
     gamelog.note(game, note, appends)
     clocks.set_deadlines(game, before, set(), now)
