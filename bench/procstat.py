@@ -39,3 +39,17 @@ def machine_ticks() -> tuple[int, int]:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
     return sum(fields) - idle, sum(fields)
+
+
+def named_cpu_seconds(name: str) -> float:
+    """User + system CPU seconds of every live process called `name` (its ``comm``):
+    PostgreSQL's server and backends, which share the bench's cores. A process that
+    started or ended between two readings is counted only for what it shows then."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if (entry / "comm").read_text().strip() == name:
+                total += cpu_seconds(int(entry.name))
+    return total

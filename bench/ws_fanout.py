@@ -20,7 +20,8 @@ What it does (loopback only, bounded):
    all games run at once;
 4. latency = the time a socket receives the update minus the server's ``committed_at``
    stamp in it (wall clock taken by ``publish()`` right after the commit; same machine,
-   same clock). Also reported: send -> ack, send -> every socket of the game has the
+   same clock; only the committing process stamps its pushes, so with ``--spread`` it
+   is the writer's sockets' figure). Also reported: send -> ack, send -> every socket of the game has the
    new version ("submit_to_all"), and messages per second received. Each game's first
    ``--warmup`` moves (default 1) are reported apart (``warmup_*``), not in these: a
    game's first move in a process that has not written it yet takes the ordinary
@@ -34,7 +35,8 @@ What it does (loopback only, bounded):
    PostgreSQL transaction that locks a row, appends an action, updates a 5 KB
    snapshot and NOTIFYs; the ratios of the p50s to it are printed too;
 7. CPU over the measured run: the server's per action and busy fraction (in cores),
-   the bench client's own (in cores) and the whole machine's (0-1 of all cores). The
+   the bench client's own and PostgreSQL's (every ``postgres`` process), each per
+   action and in cores, and the whole machine's (0-1 of all cores). The
    client shares the machine with the server: when the machine is near 1, the tail
    latencies are the run queue's, not the server's.
 
@@ -76,7 +78,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procstat import family, family_cpu_seconds, machine_ticks  # noqa: E402
+from procstat import family, family_cpu_seconds, machine_ticks, named_cpu_seconds  # noqa: E402
 
 from app.realtime import patch  # noqa: E402
 
@@ -97,6 +99,13 @@ SCENARIO = "four_empires"
 POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
 PREFERRED = ("pass", "choose_slot", "draw", "dismiss", "end_turn", "decline", "tax")
+RANK = {kind: rank for rank, kind in enumerate(PREFERRED)}
+#: what a message says about that one push, not about the game (live.js's PER_MESSAGE):
+#: not kept with the fields a patch applies to, so a patch never inherits them
+PER_MESSAGE = frozenset(
+    {"type", "events", "since", "last_seq", "chat_last_id", "committed_at", "resync"}
+    | {"base", "patch"}
+)
 
 
 def free_port() -> int:
@@ -222,7 +231,7 @@ class Sock:
     def __init__(self, ws: ClientConnection, stats: dict[str, Any]) -> None:
         self.ws = ws
         self.stats = stats
-        self.state: dict[str, Any] | None = None
+        self.state: dict[str, Any] | None = None  # the game's fields, as live.js keeps them
         self.version = -1
         self.seen: dict[int, float] = {}  # version -> when this socket received it
         self.acks: dict[str, dict[str, Any]] = {}
@@ -250,7 +259,7 @@ class Sock:
                 if kind == "ping":
                     await self.ws.send('{"type":"pong"}')
                 elif kind in ("state", "sync", "update"):
-                    self.state = msg
+                    self.state = {k: v for k, v in msg.items() if k not in PER_MESSAGE}
                     self.version = max(self.version, int(msg["version"]))
                     self.seen.setdefault(int(msg["version"]), now)
                     measured = self.stats["measure"] and not self.cold
@@ -272,12 +281,16 @@ class Sock:
 
 
 def choose(msg: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """The first legal action of the earliest kind in PREFERRED (by its type or its
+    move), else a random one: a cheap legal choice, found in one pass."""
     legal = msg["legal_actions"]
-    for kind in PREFERRED:
-        for action in legal:
-            if action["type"] == kind or action.get("move") == kind:
-                return dict(action)
-    return dict(rng.choice(legal))
+    last = len(PREFERRED)
+    best, best_rank = None, last
+    for action in legal:
+        rank = min(RANK.get(action["type"], last), RANK.get(action.get("move"), last))
+        if rank < best_rank:
+            best, best_rank = action, rank
+    return dict(best if best is not None else rng.choice(legal))
 
 
 async def play(
@@ -343,6 +356,9 @@ async def play(
         if everyone:
             last = max(min(t for v, t in s.seen.items() if v >= version) for s in socks)
             stats["cold_all" if cold else "all"].append(last - sent)
+        for s in socks:  # what the next move's figure needs, not the whole game's
+            for v in [v for v in s.seen if v < version]:
+                del s.seen[v]
         await asyncio.sleep(think * 2 * rng.random())
 
 
@@ -420,6 +436,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     stats["measure"] = True
     stats["messages"] = stats["bytes"] = 0
     cpu0 = family_cpu_seconds(pid)
+    pg0 = named_cpu_seconds("postgres")
     mine0 = time.process_time()
     busy0, total0 = machine_ticks()
     t1 = time.monotonic()
@@ -432,6 +449,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     duration = time.monotonic() - t1
     busy1, total1 = machine_ticks()
     client_cpu = time.process_time() - mine0
+    pg_cpu = named_cpu_seconds("postgres") - pg0
     gc.enable()
     rss_end = rss_kb(pid)
     cpu = family_cpu_seconds(pid) - cpu0
@@ -492,6 +510,10 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         # the bench's own client, in cores, and every core of the machine, 0-1: when
         # the machine is near 1, latencies are the run queue's, not the server's
         "client_cpu_busy": round(client_cpu / duration, 2),
+        "client_cpu_ms_per_action": round(client_cpu * 1000 / max(1, stats["actions"]), 2),
+        # every PostgreSQL process on the machine (the bench's database's and any other's)
+        "postgres_cpu_busy": round(pg_cpu / duration, 2),
+        "postgres_cpu_ms_per_action": round(pg_cpu * 1000 / max(1, stats["actions"]), 2),
         "machine_busy": round((busy1 - busy0) / max(1, total1 - total0), 2),
         "messages_per_s": round(stats["messages"] / duration, 1),
         "patches": patches,
