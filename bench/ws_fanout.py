@@ -21,8 +21,8 @@ What it does (loopback only, bounded):
 4. latency = the time a socket receives the update minus the server's ``committed_at``
    stamp in it (wall clock taken by ``publish()`` right after the commit; same machine,
    same clock; only the committing process stamps its pushes, so with ``--spread`` it
-   is the writer's sockets' figure). Also reported: send -> ack, send -> every socket of the game has the
-   new version ("submit_to_all"), and messages per second received. Each game's first
+   is the writer's sockets' figure). Also reported: send -> ack, send -> every socket
+   of the game has the new version ("submit_to_all"), and messages per second received. Each game's first
    ``--warmup`` moves (default 1) are reported apart (``warmup_*``), not in these: a
    game's first move in a process that has not written it yet takes the ordinary
    transaction, and the bench starts every game within the first ``2 * think``
@@ -103,8 +103,17 @@ RANK = {kind: rank for rank, kind in enumerate(PREFERRED)}
 #: what a message says about that one push, not about the game (live.js's PER_MESSAGE):
 #: not kept with the fields a patch applies to, so a patch never inherits them
 PER_MESSAGE = frozenset(
-    {"type", "events", "since", "last_seq", "chat_last_id", "committed_at", "resync"}
-    | {"base", "patch"}
+    [
+        "type",
+        "events",
+        "since",
+        "last_seq",
+        "chat_last_id",
+        "committed_at",
+        "resync",
+        "base",
+        "patch",
+    ]
 )
 
 

@@ -353,15 +353,15 @@ def choose_strong(
     # Ending the turn early is never searched against the standard choice: its cost
     # (years unused, the deck and conquests that grow from acting) lies beyond what a
     # leaf can see, so a short search would end turns too soon.
-    ranked = [ranked[0]] + [i for i in ranked[1:] if legal[i].get("type") != "end_turn"]
     # Nor an offer the bot's own rules bar (a new one to a power that refused us this
     # game turn, issue 27): the search would find it harmless to ask again.
     bar = barred_powers(view)
-    ranked = [ranked[0]] + [
-        i
-        for i in ranked[1:]
-        if not (legal[i].get("type") == "offer" and legal[i].get("power") in bar)
-    ]
+
+    def searched(action: Action) -> bool:
+        of = action.get("type")
+        return of != "end_turn" and not (of == "offer" and action.get("power") in bar)
+
+    ranked = [ranked[0]] + [i for i in ranked[1:] if searched(legal[i])]
     # An offer template is searched as the bundle (or counter) the standard bot would
     # size for it (app/bots/bundles.py), not as the template's default bundle.
     candidates = [finish(view, legal[i], temperament) for i in ranked[: max(1, budget.candidates)]]
