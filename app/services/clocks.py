@@ -3,7 +3,8 @@ engine has no clock).
 
 A pace is a `TimeControl`: each person starts with `start` seconds in the bank; the
 bank runs down only while that person owes a decision (their clock "runs"); each
-decision they make adds `increment` (never above `cap`). When a bank is empty the seat
+decision they make adds `increment`, and an extension ("+5 min") up to its seconds: never
+above `cap` (an extension at a full bank is refused, not spent). When a bank is empty the seat
 goes to its standing orders and a stand-in (app/services/absence.py), so an absent
 person never stalls the table.
 
@@ -29,12 +30,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app import engine
+from app.services.errors import Invalid
 
 
 @dataclass(frozen=True)
 class TimeControl:
-    """Seconds: the bank at the start, added per decision made, the most a bank holds;
-    an extension (`extension` seconds, `extensions` per game) a person may take."""
+    """Seconds: the bank at the start, added per decision made, the most a bank holds
+    (whatever adds to it, increments and extensions alike); an extension (up to
+    `extension` seconds, `extensions` per game) a person may take."""
 
     start: int
     increment: int
@@ -225,28 +228,50 @@ def extension_left(game: Clocked, seat: int) -> int:
     return max(0, tc.extensions - taken)
 
 
+#: an extension adds at least this (or the whole extension, if smaller): one that
+#: would add less, at a (nearly) full bank, is refused rather than spent on seconds
+MIN_EXTENSION = 60
+
+
+def room(game: Clocked, seat: int, now: datetime) -> int:
+    """Whole seconds an extension would add to `seat`'s bank now: the pace's extension,
+    or less, so that the bank never holds more than its cap (0 at a full bank)."""
+    tc = control(game.pace)
+    bank = bank_of(game, seat, now)
+    if tc is None or bank is None:
+        return 0
+    return max(0, min(tc.extension, int(tc.cap - bank)))
+
+
 def extend(game: Clocked, seat: int, now: datetime) -> int:
-    """Add one extension to `seat`'s own bank (running or not); the seconds added.
-    The caller checks the seat may (`extension_left`)."""
+    """Add one extension to `seat`'s own bank (running or not), up to the cap (`room`);
+    the seconds added. The caller checks the seat may (`extension_left`). At a full
+    bank (less than `MIN_EXTENSION` of room) nothing is added and nothing spent:
+    Invalid ``bank_full``, saying the cap."""
     tc = control(game.pace)
     assert tc is not None
+    added = room(game, seat, now)
+    if added < min(MIN_EXTENSION, tc.extension):
+        raise Invalid(
+            f"Your clock is full ({words(tc.cap - added)} of {words(tc.cap)}): more time "
+            f"never lifts a bank above {span_words(tc.cap)}. Your extension is kept for later.",
+            code="bank_full",
+        )
     key = str(seat)
     clocks = fresh(game)
     clocks["extended"][key] = int(clocks["extended"].get(key, 0)) + 1
     deadlines = dict(game.deadlines or {})
     running = deadlines.get(key)
     if running:
-        deadlines[key] = (
-            datetime.fromisoformat(running) + timedelta(seconds=tc.extension)
-        ).isoformat()
+        deadlines[key] = (datetime.fromisoformat(running) + timedelta(seconds=added)).isoformat()
     else:
-        clocks["bank"][key] = float(clocks["bank"].get(key, tc.start)) + tc.extension
+        clocks["bank"][key] = float(clocks["bank"].get(key, tc.start)) + added
     game.clocks = clocks
     game.deadlines = deadlines
     game.next_deadline = min(
         (datetime.fromisoformat(v) for v in deadlines.values() if v), default=None
     )
-    return tc.extension
+    return added
 
 
 def pause(game: Clocked, now: datetime) -> None:

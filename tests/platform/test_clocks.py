@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -127,36 +128,97 @@ def test_the_increment_never_fills_the_bank_above_its_cap(
 def test_a_person_extends_her_own_time_a_few_times_a_game(
     factory: sessionmaker[Session],
 ) -> None:
+    """"+5 min" twice a game, each up to the bank's cap: from a full 10-minute bank the
+    first lifts it to the 15-minute cap, not past it; at the cap the next is refused
+    and kept; once time has run, it adds what fits."""
     gid = people_game(factory)
     game, state = snapshot(factory, gid)
     seat = engine.pending(state)[0]["seat"]
     user = users(game)[seat]
-    before = datetime.fromisoformat(game.deadlines[str(seat)] or "")
-    for taken in range(1, LIVE.extensions + 1):
-        with factory() as db:
-            extended = absence.extend(db, gid, user)
-            db.commit()
-            assert extended.version == game.version + taken
+    t0 = started_at(game, seat)
+    with factory() as db:
+        extended = absence.extend(db, gid, user, now=t0)
+        db.commit()
+        assert extended.version == game.version + 1
     game, _ = snapshot(factory, gid)
-    after = datetime.fromisoformat(game.deadlines[str(seat)] or "")
-    assert after - before == timedelta(seconds=LIVE.extension * LIVE.extensions)
+    deadline = datetime.fromisoformat(game.deadlines[str(seat)] or "")
+    assert deadline - t0 == timedelta(seconds=LIVE.cap)  # 600 + 300 = 900, the cap
     assert game.next_deadline == min(
         datetime.fromisoformat(v) for v in game.deadlines.values() if v
     )
+    # At (or within a minute of) the cap: refused, nothing spent, nothing moved.
     with factory() as db:
         with pytest.raises(Invalid) as caught:
-            absence.extend(db, gid, user)
+            absence.extend(db, gid, user, now=t0 + timedelta(seconds=5))
+        assert caught.value.code == "bank_full"
+        assert caught.value.message.startswith("Your clock is full (14:55 of 15:00)")
+        assert "above 15 minutes" in caught.value.message
+        db.rollback()
+    same, _ = snapshot(factory, gid)
+    assert same.deadlines == game.deadlines and same.version == game.version
+    assert clocks.extension_left(same, seat) == LIVE.extensions - 1
+    # Two minutes on, the last extension adds those two minutes: the cap again.
+    later = t0 + timedelta(seconds=120)
+    with factory() as db:
+        absence.extend(db, gid, user, now=later)
+        db.commit()
+    game, _ = snapshot(factory, gid)
+    assert clocks.bank_of(game, seat, later) == pytest.approx(LIVE.cap)
+    with factory() as db:
+        with pytest.raises(Invalid) as caught:
+            absence.extend(db, gid, user, now=later)
         assert caught.value.code == "no_extension"
         db.rollback()
         texts = [e.payload["text"] for e in db.scalars(select(Event).where(Event.game_id == gid))]
-    assert sum("takes 5 minutes more" in t for t in texts) == LIVE.extensions, texts[-3:]
-    assert texts[-1].endswith("(0 extensions left).")
+    assert sum("takes 5 minutes more" in t for t in texts) == 1, texts[-3:]
+    assert "takes 2 minutes more (0 extensions left)." in texts[-1]
     # A game with no clock has nothing to extend; a seat only extends its own bank.
     solo = people_game_none(factory)
     with factory() as db:
         with pytest.raises(Invalid) as caught:
             absence.extend(db, solo, users(db.get(Game, solo))[0])  # type: ignore[arg-type]
         assert caught.value.code == "no_clock"
+
+
+def test_more_time_never_lifts_a_bank_above_its_cap() -> None:
+    """The issue's case: two "+5 min" on a live bank of 599 s made 1,199 s; the bank
+    holds at most the cap (900 s), running or stopped, and at the cap an extension is
+    refused without being spent."""
+    now = datetime(2026, 12, 1, 12, 0, 0)
+    running = SimpleNamespace(
+        pace="live",
+        deadlines={"0": (now + timedelta(seconds=599)).isoformat()},
+        clocks={"bank": {}, "since": {"0": now.isoformat()}},
+        seats=[],
+    )
+    assert clocks.extend(running, 0, now) == LIVE.extension
+    assert clocks.bank_of(running, 0, now) == 599 + LIVE.extension
+    with pytest.raises(Invalid) as caught:  # one second short of the cap: kept
+        clocks.extend(running, 0, now)
+    assert caught.value.code == "bank_full"
+    assert clocks.bank_of(running, 0, now) == 899 <= LIVE.cap
+    assert clocks.extension_left(running, 0) == LIVE.extensions - 1
+    later = now + timedelta(seconds=200)  # 699 s left: the second adds 201 s
+    assert clocks.extend(running, 0, later) == LIVE.cap - 699
+    assert clocks.bank_of(running, 0, later) == LIVE.cap
+    stopped = SimpleNamespace(pace="live", deadlines={}, clocks={"bank": {"1": 850.0}}, seats=[])
+    assert clocks.room(stopped, 1, now) == 50
+    with pytest.raises(Invalid) as caught:  # 50 s is not worth an extension
+        clocks.extend(stopped, 1, now)
+    stopped.clocks["bank"]["1"] = 800.0
+    assert clocks.extend(stopped, 1, now) == 100
+    assert clocks.bank_of(stopped, 1, now) == LIVE.cap
+    with pytest.raises(Invalid) as caught:
+        clocks.extend(stopped, 1, now)
+    assert caught.value.code == "bank_full"
+    assert clocks.extension_left(stopped, 1) == LIVE.extensions - 1
+    assert clocks.bank_of(stopped, 1, now) == LIVE.cap
+    # Every pace keeps its cap: daily's is three days.
+    daily = clocks.PACES["daily"]
+    assert daily is not None
+    slow = SimpleNamespace(pace="daily", deadlines={}, clocks={"bank": {"0": 2.5 * 86400}}, seats=[])
+    assert clocks.extend(slow, 0, now) == daily.cap - 2.5 * 86400
+    assert clocks.bank_of(slow, 0, now) == daily.cap
 
 
 def people_game_none(factory: sessionmaker[Session]) -> int:

@@ -12,6 +12,7 @@ const WHY = {
   time: "their time ran out",
   away: "they said they are away",
   vote: "the table handed their seat to a stand-in",
+  deleted: "they deleted their account",
 };
 
 function hhmm(iso) {
@@ -68,9 +69,11 @@ export class TableBar {
     const buttons = [];
     if (mine && iAmHere) {
       if (clock.control) {
-        const minutes = clock.control.extension >= 3600 ? `${clock.control.extension / 3600} h` : `${clock.control.extension / 60} min`;
+        const span = (s) => (s >= 3600 && s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+        const minutes = span(clock.control.extension);
         buttons.push(el("button", { type: "button", class: "btn small", "data-control": "extend",
-          disabled: mine.extensions_left <= 0, title: "Add time to your own clock (a few times a game); the table is told",
+          disabled: mine.extensions_left <= 0,
+          title: `Add up to ${minutes} to your own clock (a few times a game), never above its ${span(clock.control.cap)} cap; the table is told`,
           onclick: () => this.post("extend", "Your clock has more time.") },
         `+${minutes} for me (${mine.extensions_left} left)`));
       }
