@@ -31,6 +31,7 @@ import orjson
 
 from app import engine
 from app.services.rows import GameRow, copy_row
+from app.store.games import HELD_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -120,21 +121,6 @@ class ChangeLog:
 changes = ChangeLog()
 
 
-#: the game row's columns the one-statement write sets (``heldwrite._HELD_WRITE``), besides
-#: ``updated_at``
-HELD_COLUMNS = (
-    "status",
-    "version",
-    "last_action",
-    "last_event",
-    "deadlines",
-    "next_deadline",
-    "clocks",
-    "undo_seat",
-    "server_turn",
-)
-
-
 def row_change(game: GameRow, digest: str, events: list[dict[str, Any]]) -> RowChange:
     """What a one-statement write does to the row whose digest was `digest`: the columns
     it sets and the events it appends (``gamelog.record``'s rows). Sent with its moves,
@@ -142,7 +128,7 @@ def row_change(game: GameRow, digest: str, events: list[dict[str, Any]]) -> RowC
     change without a read (``follow.in_memory``)."""
     return {
         "from": digest,
-        "row": {k: getattr(game, k) for k in HELD_COLUMNS},
+        "row": {k: getattr(game, k) for k in HELD_FIELDS},
         "events": [[e["seq"], e["action_seq"], e["visible_to"], e["payload"]] for e in events],
     }
 

@@ -16,16 +16,15 @@ The write path (docs/performance.md):
   transaction leaves nothing behind). The same hook records the change's ``Frame`` for
   the realtime hub, which pushes from it without reading the database again.
 
-Statements are plain SQLAlchemy Core where the hot path runs (``lock_row``,
-``record``, ``write_row``): one locking read of the game, its seats and what the
-request's idempotency key already holds; one insert of the events; one update of the
-game row, which on PostgreSQL also inserts the action (``Appends``; on SQLite the action
-is an insert of its own).
+The statements are app/store's (``store.games``: the game row, ``store.log``: the log),
+plain SQLAlchemy Core where the hot path runs (``lock_row``, ``record``, ``write_row``):
+one locking read of the game, its seats and what the request's idempotency key already
+holds; one insert of the events; one update of the game row, which on PostgreSQL also
+inserts the action (``Appends``; on SQLite the action is an insert of its own).
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -34,8 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, event, insert, literal_column, select, update
-from sqlalchemy.orm import Session, object_session, selectinload
+from sqlalchemy import event
+from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.util import identity_key
 
 from app import engine
@@ -50,12 +49,13 @@ from app.services.rows import (
     parse_state,
     state_hash,
 )
-from app.store import blocking
-from app.store.db import SQLITE_BUSY_TIMEOUT_MS
-from app.store.models import Action, Event, Game, Seat, Snapshot, User, table
+from app.store import games, log
+from app.store.games import MERGE_MAX_ACTIONS as MERGE_MAX_ACTIONS
+from app.store.games import ROW_FIELDS, SEAT_ROW
+from app.store.models import Game
 from app.store.types import utcnow
 
-log = logging.getLogger(__name__)
+logger = logging.getLogger(__name__)
 
 #: a snapshot of the state every this many actions (and at the start)
 SNAPSHOT_EVERY = 25
@@ -250,12 +250,7 @@ def _begin_write(db: Session) -> None:
     """SQLite: ``BEGIN IMMEDIATE`` takes the database's write lock before anything is
     read, so the version we check is the latest one (the busy timeout makes the others
     wait). Must come before any other write of the transaction."""
-    conn = db.connection()
-    if conn.dialect.name == "sqlite":
-        raw: Any = conn.connection.dbapi_connection
-        if not raw.in_transaction:
-            # On the event loop it does not wait for the lock (app/store/blocking.py).
-            blocking.begin_immediate(raw, SQLITE_BUSY_TIMEOUT_MS)
+    games.begin_write(db)
     db.info[_WRITER] = True
 
 
@@ -263,154 +258,33 @@ def lock_game(db: Session, game_id: int) -> Game:
     """Load the game row (ORM, with its seats) for writing, serialising writers of this
     game: PostgreSQL ``SELECT … FOR UPDATE``, SQLite ``BEGIN IMMEDIATE``."""
     _begin_write(db)
-    query = (
-        select(Game)
-        .where(Game.id == game_id)
-        .options(selectinload(Game.seats))
-        .execution_options(populate_existing=True)
-    )
-    if db.get_bind().dialect.name != "sqlite":
-        query = query.with_for_update(of=Game)
-    game = db.scalar(query)
+    game = games.lock_game(db, game_id)
     if game is None:
         raise NotFound(f"There is no game {game_id}.")
     return game
-
-
-_G = table(Game)
-_S = table(Seat)
-_U = table(User)
-_A = table(Action)
-_E = table(Event)
-_SNAP = table(Snapshot)
-
-_GAME_COLS = (
-    _G.c.id,
-    _G.c.scenario,
-    _G.c.status,
-    _G.c.host_id,
-    _G.c.public,
-    _G.c.pace,
-    _G.c.options,
-    _G.c.seed,
-    _G.c.version,
-    _G.c.last_action,
-    _G.c.last_event,
-    _G.c.state_seq,
-    _G.c.state.isnot(None).label("started"),
-    _G.c.deadlines,
-    _G.c.next_deadline,
-    _G.c.clocks,
-    _G.c.outcome,
-    _G.c.finished_at,
-    _G.c.undo_seat,
-    _G.c.server_turn,
-    _G.c.result_notes,
-)
-_GAME_KEYS = [c.key for c in _GAME_COLS]
-_SEAT_COLS = (
-    _S.c.id.label("seat_id"),
-    _S.c.index.label("seat_index"),
-    _S.c.user_id.label("seat_user_id"),
-    _S.c.bot_level,
-    _S.c.power,
-    _S.c.missed,
-    _S.c.standin,
-    _S.c.standing_orders,
-    _U.c.username,
-)
-
-# Built once (building a statement costs more than running it on a warm cache).
-_READ = (
-    select(*_GAME_COLS, *_SEAT_COLS)
-    .select_from(_G.outerjoin(_S, _S.c.game_id == _G.c.id).outerjoin(_U, _U.c.id == _S.c.user_id))
-    .where(_G.c.id == bindparam("game_id"))
-    .order_by(_S.c.index)
-)
-_READ_LOCKED = _READ.with_for_update(of=_G)
-
-
-def _prior(column: Any) -> Any:
-    return (
-        select(column)
-        .where(_A.c.game_id == bindparam("game_id"), _A.c.idempotency_key == bindparam("key"))
-        .scalar_subquery()
-    )
-
-
-# The same read, and what an idempotency key already holds, in the one round trip.
-_READ_KEYED = _READ.add_columns(
-    _prior(_A.c.seat).label("prior_seat"),
-    _prior(_A.c.user_id).label("prior_user_id"),
-    _prior(_A.c.result).label("prior_result"),
-)
-_READ_LOCKED_KEYED = _READ_KEYED.with_for_update(of=_G)
-# The snapshot the row names, read by its seq (see ``_snapshot_text``): the ``snapshots``
-# row with the version it was written at, else (a game older than its snapshot rows) the
-# game row's text while it is still that snapshot.
-_SNAPSHOT_TEXT = select(_SNAP.c.state, _SNAP.c.version).where(
-    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
-)
-_STATE_TEXT = select(_G.c.state).where(
-    _G.c.id == bindparam("game_id"), _G.c.state_seq == bindparam("seq")
-)
-_LOG_AFTER = (
-    select(_A.c.seat, _A.c.action, _A.c.version)
-    .where(
-        _A.c.game_id == bindparam("game_id"),
-        _A.c.seq > bindparam("after"),
-        _A.c.seq <= bindparam("upto"),
-    )
-    .order_by(_A.c.seq)
-)
-_INSERT_ACTION = insert(_A)
-_INSERT_EVENT = insert(_E)
-_INSERT_SNAPSHOT = insert(_SNAP)
-_SNAPSHOT_AT = select(_SNAP.c.id).where(
-    _SNAP.c.game_id == bindparam("game_id"), _SNAP.c.action_seq == bindparam("seq")
-)
-_UPDATE_GAME = update(_G).where(_G.c.id == bindparam("row_id"))
 
 
 def read_row(db: Session, game_id: int, *, lock: bool = False, key: str | None = None) -> GameRow:
     """The game and its seats in ONE statement (``FOR UPDATE`` of the game row when
     `lock`: call ``lock_row`` for that), with the action stored under idempotency `key`
     when one is given."""
-    conn = db.connection()
-    locked = lock and conn.dialect.name != "sqlite"
-    if key:
-        statement = _READ_LOCKED_KEYED if locked else _READ_KEYED
-        rows = conn.execute(statement, {"game_id": game_id, "key": key}).all()
-    else:
-        rows = conn.execute(_READ_LOCKED if locked else _READ, {"game_id": game_id}).all()
+    rows = games.read_rows(db, game_id, lock=lock, key=key)
     if not rows:
         raise NotFound(f"There is no game {game_id}.")
     first = rows[0]
     seats = [
         SeatRow(
-            r.seat_id,
-            r.seat_index,
-            r.seat_user_id,
-            r.bot_level,
-            r.power,
-            r.missed,
-            r.standin,
-            r.standing_orders,
-            SeatUser(r.username) if r.username is not None else None,
+            **{column: getattr(r, label) for column, label in SEAT_ROW},
+            user=SeatUser(r.username) if r.username is not None else None,
         )
         for r in rows
         if r.seat_id is not None
     ]
-    values = {k: getattr(first, k) for k in _GAME_KEYS}
+    values = {k: getattr(first, k) for k in games.GAME_KEYS}
     prior = None
     if key and first.prior_seat is not None:
         prior = Prior(first.prior_seat, first.prior_user_id, first.prior_result)
     return GameRow(**values, seats=seats, prior=prior)
-
-
-_PRIOR = select(_A.c.seat, _A.c.user_id, _A.c.result).where(
-    _A.c.game_id == bindparam("game_id"), _A.c.idempotency_key == bindparam("key")
-)
 
 
 def lock_row(
@@ -426,7 +300,7 @@ def lock_row(
     _begin_write(db)
     row = read_row(db, game_id, lock=True, key=key)
     if key and row.prior is None and expected_version not in (None, row.version):
-        got = db.connection().execute(_PRIOR, {"game_id": game_id, "key": key}).first()
+        got = log.prior(db, game_id, key)
         if got is not None:
             row.prior = Prior(got.seat, got.user_id, got.result)
     return row
@@ -458,15 +332,16 @@ def load_state(game: Game | GameRow, db: Session | None = None) -> dict[str, Any
         else:
             text, seq = game.state, game.state_seq
         state = parse_state(text or "")
-        after = {"game_id": game.id, "after": seq, "upto": game.last_action}
-        rows = db.connection().execute(_LOG_AFTER, after).all() if game.last_action > seq else []
+        rows = (
+            log.moves_between(db, game.id, seq, game.last_action) if game.last_action > seq else []
+        )
         # An undo committed since the row was read removes its last action (and may
         # append another under the same seq, at a later version): not this version.
         if len(rows) != game.last_action - seq or any(v > game.version for _, _, v in rows):
             raise _moved_on(game.id)
         for seat, action, _ in rows:
             state, _ = engine.apply(state, seat, action)
-        log.debug("game %s: replayed from its snapshot (%d actions)", game.id, len(rows))
+        logger.debug("game %s: replayed from its snapshot (%d actions)", game.id, len(rows))
     if isinstance(game, GameRow) and not db.info.get(_PENDING):
         # Read straight from the row at the start of the transaction: committed.
         states.put(key, game.id, game.version, game.seed, state)
@@ -511,17 +386,15 @@ def _snapshot_text(db: Session, game_id: int, seq: int, version: int) -> str:
     the row's snapshot and a new one took its seq. Games whose snapshot rows start after
     their ``state_seq`` (saved before the append-only log) have only the game row's text,
     taken while its ``state_seq`` is still `seq`."""
-    conn = db.connection()
-    params = {"game_id": game_id, "seq": seq}
-    snap = conn.execute(_SNAPSHOT_TEXT, params).first()
+    snap = log.snapshot_at(db, game_id, seq)
     if snap is not None:
         if snap.version > version:
             raise _moved_on(game_id)
         return str(snap.state)
-    text = conn.execute(_STATE_TEXT, params).scalar()
+    text = games.state_text_at(db, game_id, seq)
     if text is None:  # an undo since removed it: the row read is no longer the game
         raise _moved_on(game_id)
-    return str(text)
+    return text
 
 
 def _moved_on(game_id: int) -> Conflict:
@@ -549,19 +422,7 @@ def save_state(db: Session, game: Game, state: dict[str, Any], snapshot: bool = 
 def add_snapshot(
     db: Session, game_id: int, seq: int, version: int, text: str, state: dict[str, Any]
 ) -> None:
-    conn = db.connection()
-    if conn.execute(_SNAPSHOT_AT, {"game_id": game_id, "seq": seq}).first() is None:
-        conn.execute(
-            _INSERT_SNAPSHOT,
-            {
-                "game_id": game_id,
-                "action_seq": seq,
-                "version": version,
-                "state": text,
-                "state_hash": state_hash(state),
-                "created_at": utcnow(),
-            },
-        )
+    log.add_snapshot(db, game_id, seq, version, text, state_hash(state), utcnow())
 
 
 # --------------------------------------------------------------------------- the log
@@ -648,7 +509,7 @@ def record(
         appends.events.extend(event_rows)
     else:
         assert db is not None, "record() writes at once only with a session"
-        _insert(db, Appends([action_row], event_rows))
+        log.insert_appends(db, [action_row], event_rows)
         _pending(db).append(("moves", [action_row]))
     return Recorded(game.last_action, game.version, first, game.last_event, rows)
 
@@ -669,57 +530,8 @@ def note(game: GameRow, payload: dict[str, Any], appends: Appends) -> None:
     )
 
 
-def _insert(db: Session, appends: Appends) -> None:
-    conn = db.connection()
-    for row in appends.actions:
-        conn.execute(_INSERT_ACTION, row)
-    if appends.events:
-        conn.execute(_INSERT_EVENT, appends.events)
-
-
 def set_result(db: Session, game_id: int, seq: int, result: dict[str, Any]) -> None:
-    db.execute(
-        update(Action).where(Action.game_id == game_id, Action.seq == seq).values(result=result)
-    )
-
-
-ROW_FIELDS = (
-    "status",
-    "version",
-    "last_action",
-    "last_event",
-    "state_seq",
-    "deadlines",
-    "next_deadline",
-    "clocks",
-    "outcome",
-    "finished_at",
-    "undo_seat",
-    "server_turn",
-)
-
-
-#: the most actions merged into the game row's UPDATE; a longer change (a chain of
-#: standing orders) inserts its rows on their own, so the statement's shapes stay few
-MERGE_MAX_ACTIONS = 4
-
-
-@functools.lru_cache(maxsize=64)
-def _update_appending(actions: int, keys: tuple[str, ...], columns: tuple[str, ...]) -> Any:
-    """``UPDATE games SET <keys>`` that also inserts `actions` action rows of `columns`
-    (those ``record`` fills), as data-modifying CTEs (PostgreSQL), their values bound as
-    ``a{i}_{column}``. Built once per shape, and cacheable by SQLAlchemy (a multi-row
-    ``VALUES`` is not, which is why the events keep their own statement: one round trip
-    however many)."""
-    statement = (
-        update(_G)
-        .where(_G.c.id == bindparam("row_id"))
-        .values({k: bindparam(k, type_=_G.c[k].type) for k in keys})
-    )
-    for i in range(actions):
-        bound = {n: bindparam(f"a{i}_{n}", type_=_A.c[n].type) for n in columns}
-        statement = statement.add_cte(insert(_A).values(bound).cte(f"appended_action_{i}"))
-    return statement
+    log.set_result(db, game_id, seq, result)
 
 
 def write_row(
@@ -740,28 +552,11 @@ def write_row(
         values["state"] = text
         values["state_seq"] = game.state_seq = game.last_action
         add_snapshot(db, game.id, game.last_action, game.version, text, state)
-    conn = db.connection()
-    postgres = conn.dialect.name == "postgresql"
-    statement = _UPDATE_GAME
+    rows = None
     if appends is not None:
         _pending(db).append(("moves", appends.actions))
-        merge = 0 < len(appends.actions) <= MERGE_MAX_ACTIONS
-        if merge and postgres:
-            if appends.events:
-                conn.execute(_INSERT_EVENT, appends.events)
-            statement = _update_appending(
-                len(appends.actions), tuple(values), tuple(appends.actions[0])
-            )
-            for i, row in enumerate(appends.actions):
-                values.update({f"a{i}_{k}": v for k, v in row.items()})
-        else:
-            _insert(db, appends)
-    values["row_id"] = game.id
-    digest: str | None = None
-    if postgres:
-        digest = conn.execute(statement.returning(_DIGEST_COLUMN), values).scalar()
-    else:
-        conn.execute(statement, values)
+        rows = (appends.actions, appends.events)
+    digest = games.write_row(db, game.id, values, rows)
     remember(db, game.id, game.version, game.seed, state)
     # The ORM's copy of this row in the session, if it holds one, is read again when
     # next used (a change without a move, ``moves.settle``, and undo hold one).
@@ -769,22 +564,3 @@ def write_row(
     if orm is not None:
         db.expire(orm)
     return digest
-
-
-# --------------------------------------------------------------------------- one statement
-
-#: PostgreSQL's fingerprint of everything the hot path reads of a game (``lock_row``'s
-#: columns of the game row, and of its seats with their users): the same text whoever
-#: reads it, since the database itself renders it. A write that matches it in its WHERE
-#: knows the row it holds in memory is the row in the database, seats and all, without
-#: reading it (``write_held``). Any change to these columns changes it, whether or not it
-#: moved the version (standing orders, a stand-in, a missed deadline do not).
-ROW_DIGEST = """md5(ROW(games.scenario, games.status, games.host_id, games.public, games.pace,
- games.options, games.seed, games.version, games.last_action, games.last_event,
- games.state_seq, games.state IS NOT NULL, games.deadlines, games.next_deadline,
- games.clocks, games.outcome, games.finished_at, games.undo_seat, games.server_turn,
- games.result_notes)::text || coalesce((SELECT array_agg(ROW(s.id, s."index", s.user_id,
- s.bot_level, s.power, s.missed, s.standin, s.standing_orders, u.username)
- ORDER BY s."index")::text FROM seats s LEFT JOIN users u ON u.id = s.user_id
- WHERE s.game_id = games.id), ''))"""
-_DIGEST_COLUMN: Any = literal_column(ROW_DIGEST).label("digest")
