@@ -16,12 +16,12 @@ from datetime import datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from app.services import emails, gamelog, lobby, moves, webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
-from app.store.models import Game, LoginFailure, Seat, User, UserSession
+from app.store import accounts as store
+from app.store.models import LoginFailure, User, UserSession
 from app.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,7 @@ def signup(db: Session, username: str, password: str, email: str | None = None) 
     username = check_username(username)
     check_password(password)
     key = username.lower()
-    if db.scalar(select(User.id).where(User.username_key == key)) is not None:
+    if store.name_taken(db, key):
         raise Conflict(f"The name {username!r} is taken; choose another.", field="username")
     email = emails.normalise(email) if email and email.strip() else None
     user = User(
@@ -90,13 +90,7 @@ def signup(db: Session, username: str, password: str, email: str | None = None) 
 def recent_failures(db: Session, key: str, ip: str, now: datetime) -> tuple[int, datetime | None]:
     """How many failed log-ins for the name `key` came from address `ip` within the
     throttling window, and the oldest of them."""
-    count, oldest = db.execute(
-        select(func.count(LoginFailure.id), func.min(LoginFailure.created_at)).where(
-            LoginFailure.username_key == key,
-            LoginFailure.ip == ip,
-            LoginFailure.created_at > now - THROTTLE_WINDOW,
-        )
-    ).one()
+    count, oldest = store.failures_since(db, key, ip, now - THROTTLE_WINDOW)
     return int(count or 0), oldest
 
 
@@ -125,7 +119,7 @@ def authenticate(db: Session, username: str, password: str, ip: str) -> User:
             f"{math.ceil(wait / 60)} minutes.",
             retry_after=wait,
         )
-    user = db.scalar(select(User).where(User.username_key == key))
+    user = store.user_named(db, key)
     ok = user is not None and verify_password(user, password)
     if not ok or user is None:
         db.add(LoginFailure(username_key=key, ip=ip, created_at=now))
@@ -133,7 +127,7 @@ def authenticate(db: Session, username: str, password: str, ip: str) -> User:
         raise LoginFailed("Wrong username or password.")
     if _hasher.check_needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
-    db.execute(delete(LoginFailure).where(LoginFailure.username_key == key, LoginFailure.ip == ip))
+    store.forget_failures(db, key, ip)
     return user
 
 
@@ -154,7 +148,7 @@ def create_session(db: Session, user: User, days: int) -> tuple[str, UserSession
 def session_for_token(db: Session, token: str | None) -> UserSession | None:
     if not token:
         return None
-    row = db.scalar(select(UserSession).where(UserSession.token_hash == hash_token(token)))
+    row = store.session_by_hash(db, hash_token(token))
     if row is None or row.expires_at <= utcnow():
         return None
     return row
@@ -162,7 +156,7 @@ def session_for_token(db: Session, token: str | None) -> UserSession | None:
 
 def logout(db: Session, token: str | None) -> None:
     if token:
-        db.execute(delete(UserSession).where(UserSession.token_hash == hash_token(token)))
+        store.delete_session(db, hash_token(token))
 
 
 def fresh_session(
@@ -176,8 +170,7 @@ def fresh_session(
 
 def logout_everywhere(db: Session, user_id: int) -> int:
     """End every session of this user (every browser and device). Returns how many."""
-    result = db.execute(delete(UserSession).where(UserSession.user_id == user_id))
-    return getattr(result, "rowcount", 0) or 0
+    return store.delete_sessions_of(db, user_id)
 
 
 def verify_password(user: User, password: str) -> bool:
@@ -234,10 +227,8 @@ def request_reset(db: Session, who: str) -> tuple[User, str] | None:
     who = who.strip()
     if not who:
         return None
-    if "@" in who:
-        user = db.scalar(select(User).where(func.lower(User.email) == who.lower()).limit(1))
-    else:
-        user = db.scalar(select(User).where(User.username_key == who.lower()[:64]))
+    by_email = "@" in who
+    user = store.user_with_email(db, who) if by_email else store.user_named(db, who.lower()[:64])
     if user is None or not user.email or user.password_hash == DELETED_HASH:
         return None
     return user, reset_token(user)
@@ -265,7 +256,7 @@ def reset_password(db: Session, token: str, new: str, now: datetime | None = Non
     check_password(new)
     user.password_hash = hash_password(new)
     logout_everywhere(db, user.id)
-    db.execute(delete(LoginFailure).where(LoginFailure.username_key == user.username_key))
+    store.forget_failures(db, user.username_key)
     db.flush()
     return user
 
@@ -289,11 +280,7 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     if not verify_password(user, password):
         raise Invalid("Your password is not right.", code="wrong_password", field="password")
     changed: list[tuple[int, int]] = []
-    game_ids = db.scalars(
-        select(Seat.game_id)
-        .join(Game, Game.id == Seat.game_id)
-        .where(Seat.user_id == user.id, Game.status.in_(("lobby", "active")))
-    ).all()
+    game_ids = store.games_in_play(db, user.id)
     for game_id in sorted(set(game_ids)):
         game = gamelog.lock_game(db, game_id)
         if game.status == "lobby":
@@ -312,7 +299,7 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     user.notify_turns = False
     user.daily_digest = False
     logout_everywhere(db, user.id)
-    db.execute(delete(LoginFailure).where(LoginFailure.username_key == old_key))
+    store.forget_failures(db, old_key)
     db.flush()
     log.info("account %s deleted (anonymised)", user.id)
     return changed
@@ -347,8 +334,4 @@ def purge(db: Session, now: datetime | None = None) -> tuple[int, int]:
     """Housekeeping: delete expired sessions and log-in failures older than the
     throttling window. Returns (sessions, failures) deleted."""
     now = now or utcnow()
-    sessions = db.execute(delete(UserSession).where(UserSession.expires_at <= now))
-    failures = db.execute(
-        delete(LoginFailure).where(LoginFailure.created_at <= now - THROTTLE_WINDOW)
-    )
-    return getattr(sessions, "rowcount", 0) or 0, getattr(failures, "rowcount", 0) or 0
+    return store.purge(db, now, now - THROTTLE_WINDOW)
