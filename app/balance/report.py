@@ -1,8 +1,11 @@
 """Write docs/balance.md and its plot from the measured figures.
 
-The measured part of the report sits between two markers and is rewritten on
-every run; everything outside them (the table of levers a designer keeps by hand:
-each lever, its change and what it did, and where the game stands) is left as it is.
+The measured part of the report sits between two markers and is rewritten on every
+run: one table of the figures, a row per scenario with the command that reproduces
+it, and the win rate of each power behind it. Everything outside the markers (how
+balance works, the targets, how to measure) is kept by hand and left as it is. The
+report is a reference of the game as it is now: what earlier runs measured stays in
+git (``git log -p -- docs/balance.md``), never in the file.
 """
 
 from __future__ import annotations
@@ -10,23 +13,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from app.bots.levels import canonical
+
 START = "<!-- balance:measured:start -->"
 END = "<!-- balance:measured:end -->"
 
 SKELETON = f"""# Balance
 
-How even the game is, measured with bot games. `imperial-glory balance` rewrites
-the measured part below; the levers table and the standing after it are kept by hand.
+How even the game is, measured with bot games. `imperial-glory balance` rewrites the
+figures between the markers below; the rest is kept by hand.
+
+## How balance works
+
+## Today's figures
 
 {START}
 {END}
-
-## Levers and what they did
-
-| lever (rule) | change | what it did |
-|---|---|---|
-
-## Where it stands
 """
 
 
@@ -34,84 +36,104 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def _run(run: dict[str, Any], games: int | None = None) -> str:
-    """How a run was made: its command, games, bots, first seed, time and processes."""
-    games = run["total_games"] if games is None else games
-    return (
-        f"`{run['command']}`: {games} games ({run['bots']} bots, seeds from {run['seed']}), "
-        f"{run['seconds']:.0f} s on {run['jobs']} processes"
-    )
+def _lineup(bots: str) -> str:
+    """A run's line-up as the commands take it: ``heuristic`` is the Standard bot, and
+    a level repeated in a row is written ``LEVEL*n`` (``strong,standard*5``)."""
+    parts: list[list[Any]] = []
+    for level in (canonical(x) for x in str(bots).split(",") if x):
+        if parts and parts[-1][0] == level:
+            parts[-1][1] += 1
+        else:
+            parts.append([level, 1])
+    return ",".join(level if n == 1 else f"{level}*{n}" for level, n in parts)
+
+
+def _command(run: dict[str, Any]) -> str:
+    """The command of a row (with its first seed when the command leaves it to the
+    default) and the time it took."""
+    seeds = "" if "--seed" in str(run["command"]) else f"seeds from {run['seed']}; "
+    return f"`{run['command']}` ({seeds}{run['seconds']:.0f} s on {run['jobs']} processes)"
 
 
 def measured_markdown(result: dict[str, Any], plot_name: str | None) -> str:
-    if result.get("runs"):  # ``balance --merge``: each scenario names its own run
-        head = (
-            f"Measured in {result['runs']} runs of `imperial-glory balance`, "
-            f"{result['total_games']} games in all, each scenario's run named under it."
-        )
-    else:
-        head = f"Measured with {_run(result)}."
+    """The report's measured part: one row of figures per scenario, each with the
+    command that reproduces it, then each power's share of the wins."""
+    merged = bool(result.get("runs"))  # ``balance --merge``: each scenario names its own run
+    head = (
+        f"{result['total_games']} games in all, from {result['runs']} runs of "
+        "`imperial-glory balance`, one a scenario, merged here by `balance --merge`."
+        if merged
+        else f"{result['total_games']} games in all, from one run of `imperial-glory balance`."
+    )
     lines = [
         head,
         "",
-        "A power's fair share is 1/N of the wins for N seated powers; the interval is "
-        "Wilson's 95% score interval. The bust rate is failed petitions over petitions "
-        "(rules 5.6). Live minutes are the game's decisions charged at a person's pace "
-        "(`app/balance/pace.py`). The comeback line is how often the leader at the "
-        "middle of the game (by actions) goes on to win; the margin is the winner's lead "
-        "over the runner-up in standing (victory points less the victory level, 26.2).",
+        "| scenario | bots | games | largest deviation from the fair share | win rates "
+        "(fair share) | petition bust rate | leader at the midpoint wins | live minutes "
+        "(mean / 90th percentile) | winner's margin (mean / median) | command |",
+        "|---|---|---:|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for scenario, fig in result["scenarios"].items():
+        run = fig.get("run") or result
+        rates = [p["win_rate"] for p in fig["powers"].values()] or [0.0]
+        errors = f", {fig['errors']} with errors" if fig["errors"] else ""
+        lines.append(
+            f"| {scenario} | {_lineup(run['bots'])} | {fig['games']}{errors} | "
+            f"{100 * fig['max_deviation']:.1f} points | {_pct(min(rates))}–{_pct(max(rates))} "
+            f"({_pct(fig['fair_share'])}) | {_pct(fig['bust_rate'])} ({fig['busts']} of "
+            f"{fig['petitions']}) | {_pct(fig['midpoint_leader_wins'])} (of "
+            f"{fig['midpoint_games']} games) | {fig['mean_live_minutes']:.0f} / "
+            f"{fig['p90_live_minutes']:.0f} | {fig['mean_margin']:.1f} / "
+            f"{fig['median_margin']:.1f} | {_command(run)} |"
+        )
+    for scenario, fig in result["scenarios"].items():
+        for sample in fig["error_samples"]:
+            lines.append(f"- error in {scenario}: {sample.splitlines()[0]}")
+    lines += [
+        "",
+        "A power's fair share is 1/N of the wins for N seated powers. The bust rate is "
+        "failed petitions over petitions (rules 5.6). Live minutes are the game's decisions "
+        "charged at a person's pace (`app/balance/pace.py`). The leader at the midpoint is "
+        "the power alone at the top of the standings (victory points less the victory "
+        "level, 26.2) at the round boundary nearest the middle of the game by actions; the "
+        "margin is the winner's lead over the runner-up in standing.",
         "",
     ]
     if plot_name:
         lines += [f"![Win rate per power, with 95% intervals]({plot_name})", ""]
+    lines += [
+        "Each power's wins in the same games (the interval is Wilson's 95% score interval; "
+        "the victory level is the one the games were played at):",
+        "",
+        "| scenario | power | victory level | wins | win rate | 95% interval | mean score "
+        "| mean standing |",
+        "|---|---|---:|---:|---:|---|---:|---:|",
+    ]
     for scenario, fig in result["scenarios"].items():
-        lines += [
-            f"### {scenario}",
-            "",
-            f"{fig['games']} games, {fig['errors']} with errors; fair share "
-            f"{_pct(fig['fair_share'])}, largest deviation {_pct(fig['max_deviation'])}.",
-            *([f"Measured with {_run(fig['run'], fig['games'])}."] if "run" in fig else []),
-            "",
-            "| power | wins | win rate | 95% interval | mean score | victory level | mean standing |",
-            "|---|---:|---:|---|---:|---:|---:|",
-        ]
         for power, p in fig["powers"].items():
             low, high = p["ci95"]
             lines.append(
-                f"| {power} | {p['wins']} | {_pct(p['win_rate'])} | "
-                f"{_pct(low)}–{_pct(high)} | {p['mean_score']:.1f} | "
-                f"{round(2 * (p['mean_score'] - p['mean_standing'])) / 2:g} | "
+                f"| {scenario} | {power} | "
+                f"{round(2 * (p['mean_score'] - p['mean_standing'])) / 2:g} | {p['wins']} | "
+                f"{_pct(p['win_rate'])} | {_pct(low)}–{_pct(high)} | {p['mean_score']:.1f} | "
                 f"{p['mean_standing']:.1f} |"
             )
-        if fig["levels"]:
-            lines += [
-                "",
-                "| bot level | seats | wins | win rate per seat | 95% interval |",
-                "|---|---:|---:|---:|---|",
-            ]
+    mixed = [(s, fig) for s, fig in result["scenarios"].items() if fig["levels"]]
+    if mixed:
+        lines += [
+            "",
+            "Each bot level's wins per seat, where a run mixed levels:",
+            "",
+            "| scenario | bot level | seats | wins | win rate per seat | 95% interval |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for scenario, fig in mixed:
             for level, lv in fig["levels"].items():
                 low, high = lv["ci95"]
                 lines.append(
-                    f"| {level} | {lv['seats']} | {lv['wins']} | {_pct(lv['win_rate'])} | "
-                    f"{_pct(low)}–{_pct(high)} |"
+                    f"| {scenario} | {canonical(level)} | {lv['seats']} | {lv['wins']} | "
+                    f"{_pct(lv['win_rate'])} | {_pct(low)}–{_pct(high)} |"
                 )
-        lines += [
-            "",
-            "| figure | value |",
-            "|---|---:|",
-            f"| petition bust rate | {_pct(fig['bust_rate'])} ({fig['busts']} of "
-            f"{fig['petitions']}) |",
-            f"| game length, actions | {fig['mean_actions']:.0f} |",
-            f"| game length, live minutes (mean / 90th percentile) | "
-            f"{fig['mean_live_minutes']:.0f} / {fig['p90_live_minutes']:.0f} |",
-            f"| leader at the midpoint wins | {_pct(fig['midpoint_leader_wins'])} "
-            f"(of {fig['midpoint_games']} games with a sole leader) |",
-            f"| score margin (mean / median) | {fig['mean_margin']:.1f} / "
-            f"{fig['median_margin']:.1f} |",
-            "",
-        ]
-        for sample in fig["error_samples"]:
-            lines.append(f"- error: {sample.splitlines()[0]}")
     return "\n".join(lines).rstrip() + "\n"
 
 

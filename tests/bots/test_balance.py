@@ -94,7 +94,10 @@ def test_the_command_writes_the_report_and_keeps_the_tuning_log(
     assert main([*args, "--seed", "9"]) == 0
     rerun = report.read_text()
     assert "a hand-written tuning entry" in rerun
-    assert "seeds from 9" in rerun and "seeds from 1" not in rerun
+    assert "--seed 9" in rerun and "seeds from 1" not in rerun
+    # One row of figures per scenario, with the command that reproduces it.
+    row = next(x for x in rerun.splitlines() if x.startswith("| teaching | standard | 4 |"))
+    assert row.endswith(" processes) |") and "`imperial-glory balance --scenario teaching" in row
 
 
 def test_unknown_level_or_scenario_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -227,9 +230,9 @@ def test_runs_of_one_scenario_each_merge_into_one_report(
     assert list(result["scenarios"]) == ["other", "teaching"]
     assert result["total_games"] == 4  # teaching measured twice: the later run stands
     text = report.read_text()
-    assert "Measured in 3 runs" in text
-    assert "--seed 5 --no-report --json`: 2 games" in text and "--seed 3 " not in text
-    assert "imperial-glory balance --scenario other`: 2 games" in text and "seeds from 77" in text
+    assert "from 3 runs" in text
+    assert "--seed 5 --no-report --json` (" in text and "--seed 3 " not in text
+    assert "`imperial-glory balance --scenario other` (seeds from 77;" in text
 
     # A merged file merges again, as it was; a file that is not a run is refused.
     again = tmp_path / "again.json"
