@@ -23,7 +23,8 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 ## run: set up, migrate the SQLite database and serve on http://$(HOST):$(PORT);
-## with no SMTP_HOST its mail goes to the sink data/mail, listed at /dev/mail
+## with no SMTP_HOST its mail goes to the sink data/mail, listed at /dev/mail (to each
+## signed-in person, her own; MAIL_SINK_SHOW_ALL=true lists all)
 MAIL_SINK ?= data/mail
 run: install
 	$(BIN)/imperial-glory db upgrade

@@ -81,9 +81,13 @@ class Settings(BaseSettings):
     smtp_port: int = 25
     smtp_from: str = "imperial-glory@localhost"
     #: with no SMTP_HOST, a directory where mail is written instead (one .eml file each,
-    #: listed at /dev/mail): the development sink `make run` turns on (data/mail).
-    #: Never on a public site: the list is open to anyone (app/services/mailsink.py).
+    #: listed at /dev/mail to each signed-in person, her own mails only): the
+    #: development sink `make run` turns on (data/mail). Never on a public site
+    #: (app/services/mailsink.py); the server warns when it listens beyond loopback.
     mail_sink: str | None = None
+    #: /dev/mail lists every mail in the sink, reset links included, to anyone who
+    #: opens it (a developer alone on her machine testing password resets)
+    mail_sink_show_all: bool = False
     # Webhooks may point at private and loopback addresses (a table on one LAN; tests).
     webhook_allow_private: bool = False
     # Rate limits, "hits/seconds" (defaults in app/services/ratelimit.py): sign-ups and

@@ -44,8 +44,11 @@ DIGEST_EVERY = timedelta(hours=24)
 # --------------------------------------------------------------------------- channels
 
 
-def send_email(settings: Settings, to: str, subject: str, body: str) -> None:
-    """By SMTP, or into the development sink when no SMTP server is configured."""
+def send_email(
+    settings: Settings, to: str, subject: str, body: str, account: int | None = None
+) -> None:
+    """By SMTP, or into the development sink when no SMTP server is configured, marked
+    there as `account`'s mail (the user it is for): /dev/mail shows a person only hers."""
     if not settings.can_mail:
         raise RuntimeError("no SMTP server is configured (SMTP_HOST)")
     if not emails.is_one_address(to):  # a row stored before addresses were checked
@@ -61,7 +64,7 @@ def send_email(settings: Settings, to: str, subject: str, body: str) -> None:
         with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=10) as smtp:
             smtp.send_message(message)
     else:
-        mailsink.deliver(settings.mail_sink or "", message)
+        mailsink.deliver(settings.mail_sink or "", message, account=account)
 
 
 def chat_payload(text: str, **fields: Any) -> dict[str, Any]:
@@ -100,6 +103,8 @@ class Job:
     subject: str
     body: str
     payload: dict[str, Any]
+    #: the user it is for (the mail sink shows a person only her own mails)
+    account: int | None = None
 
 
 def claim(
@@ -119,7 +124,7 @@ def claim(
         db.add(row)
         db.flush()
         target = user.email if channel == "email" else user.webhook_url
-        jobs.append(Job(row.id, channel, target or "", subject, body, payload))
+        jobs.append(Job(row.id, channel, target or "", subject, body, payload, user.id))
     return jobs
 
 
@@ -130,7 +135,7 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
         status, error = "sent", None
         try:
             if job.channel == "email":
-                send_email(settings, job.target, job.subject, job.body)
+                send_email(settings, job.target, job.subject, job.body, job.account)
             else:
                 webhooks.post(job.target, job.payload, settings.webhook_allow_private)
             sent += 1
@@ -321,7 +326,9 @@ def test_personal(user: User, channel: str, settings: Settings) -> None:
         if not settings.can_mail:
             raise Invalid("This server sends no e-mail (its operator set no SMTP_HOST).")
         _deliver_test(
-            lambda: send_email(settings, user.email or "", "Imperial Glory: a test notice", text)
+            lambda: send_email(
+                settings, user.email or "", "Imperial Glory: a test notice", text, user.id
+            )
         )
     else:
         if not user.webhook_url:
@@ -391,9 +398,8 @@ def standin_job(db: Session, row: Notification, settings: Settings) -> Job | Non
     target = user.email if row.channel == "email" else user.webhook_url
     if not target:
         return None
-    return Job(
-        row.id, row.channel, target, subject, body, chat_payload(text, game_id=game.id, url=url)
-    )
+    payload = chat_payload(text, game_id=game.id, url=url)
+    return Job(row.id, row.channel, target, subject, body, payload, user.id)
 
 
 def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:

@@ -5,20 +5,59 @@ sockets and requests on one of them (app/web/workers.py).
 
 PORT (environment) overrides the default port; an explicit --port wins over both.
 LOG_FORMAT=json (or --log-format json) writes structured logs, one JSON object a line.
+
+With the development mail sink on (MAIL_SINK, no SMTP_HOST) and a host beyond loopback
+(``--host 0.0.0.0``, a LAN address, a name), it logs a warning at start: /dev/mail is
+then reachable from other machines (app/services/mailsink.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import logging
+import logging.config
 import os
 from typing import Any
 
 import uvicorn
 
-from app.config import get_settings
+from app.config import Settings, get_settings
 from app.store.cli import ensure_sqlite_dir
 from app.web import workers
 from app.web.logs import log_config
+
+log = logging.getLogger("app.web.serve")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only listens on this machine: ``localhost`` or a loopback
+    address. Anything else (``0.0.0.0``, ``::``, a LAN address, another name) may be
+    reached from elsewhere."""
+    name = host.strip().strip("[]").rstrip(".").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def mail_sink_warning(settings: Settings, host: str) -> str | None:
+    """The start-up warning when the development mail sink is on and `host` is not
+    loopback, else None."""
+    if not settings.mail_sink_active or is_loopback(host):
+        return None
+    shown = (
+        "every mail in it, password-reset links included, to anyone (MAIL_SINK_SHOW_ALL)"
+        if settings.mail_sink_show_all
+        else "each signed-in person her own mails"
+    )
+    return (
+        f"MAIL_SINK is on ({settings.mail_sink}) and the server listens on {host}, not on "
+        f"loopback only: /dev/mail shows {shown} to other machines. It is a development "
+        f"tool: on a public site set SMTP_HOST and unset MAIL_SINK."
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -58,6 +97,9 @@ def main(argv: list[str]) -> int:
         parser.error("--reload runs one process: leave out --workers")
 
     ensure_sqlite_dir(settings.database_url)
+    if (warning := mail_sink_warning(settings, args.host)) is not None:
+        logging.config.dictConfig(log_config(args.log_format, settings.log_level))
+        log.warning(warning)
     options: dict[str, Any] = {
         "app": "app.web.app:create_app",
         "factory": True,

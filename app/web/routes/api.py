@@ -179,7 +179,7 @@ def send_reset_mail(settings: Any, user: User, token: str) -> None:
         f"{link}\n\nIf it was not you, ignore this e-mail: your password stays as it is.\n"
     )
     try:
-        notifications.send_email(settings, user.email or "", "Reset your password", text)
+        notifications.send_email(settings, user.email or "", "Reset your password", text, user.id)
     except Exception:  # the answer must not tell whether a mail went out
         log.exception("password reset mail to user %s failed", user.id)
 

@@ -138,7 +138,9 @@ def account_test(
 
 @router.get("/dev/mail", response_class=HTMLResponse)
 def mail_sink(request: Request, login: Login, settings: SettingsDep) -> Response:
-    """The mails the server would have sent (only while the development sink is on)."""
+    """The mails the server would have sent (only while the development sink is on):
+    a signed-in person's own (they hold her password-reset links), or every mail with
+    MAIL_SINK_SHOW_ALL; nothing to anyone else (app/services/mailsink.py)."""
     if not settings.mail_sink_active:
         return render(
             request,
@@ -149,5 +151,14 @@ def mail_sink(request: Request, login: Login, settings: SettingsDep) -> Response
             login,
             404,
         )
-    mails = mailsink.read(settings.mail_sink or "")
-    return render(request, "mail_sink.html", {"mails": mails, "folder": settings.mail_sink}, login)
+    folder = settings.mail_sink or ""
+    if settings.mail_sink_show_all:
+        mails = mailsink.read(folder)
+    elif login is None:
+        return redirect("/login?next=/dev/mail", "Log in to read the mail sent to you.")
+    elif login.user.email:
+        mails = mailsink.read(folder, recipient=mailsink.Recipient(login.user_id, login.user.email))
+    else:
+        mails = []
+    ctx = {"mails": mails, "folder": folder, "show_all": settings.mail_sink_show_all}
+    return render(request, "mail_sink.html", ctx, login)
