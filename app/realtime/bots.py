@@ -32,13 +32,12 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.services import gamelog, moves
 from app.services.errors import StaleVersion
-from app.store.models import Game
+from app.store import games, lobby
 
 log = logging.getLogger("app.realtime.bots")
 
@@ -116,8 +115,7 @@ class BotWorker:
 
     def _due_games(self) -> list[int]:
         with self.factory() as db:
-            query = select(Game.id).where(Game.server_turn.is_(True), Game.status == "active")
-            return list(db.scalars(query))
+            return lobby.server_turn_due(db)
 
     async def _serve(self, game_id: int) -> None:
         """This game's bot moves, one after another, until no bot is due."""
@@ -150,11 +148,7 @@ class BotWorker:
             seat = moves.bot_turn(row, state)
             if seat is None:
                 if row.server_turn:  # nothing to do after all: clear the to-do flag
-                    db.execute(
-                        update(Game)
-                        .where(Game.id == game_id, Game.version == row.version)
-                        .values(server_turn=False)
-                    )
+                    games.clear_server_turn(db, game_id, row.version)
                     db.commit()
                 return False
         action = self.choose(row, state, seat)

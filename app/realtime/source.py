@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.realtime.hub import STATE_TAIL, GameLoad, SeatLoad, Want
@@ -41,7 +40,8 @@ from app.services import (
 from app.services.errors import ServiceError
 from app.services.inputs import ActionBody
 from app.store import blocking
-from app.store.models import ChatMessage, Event
+from app.store import chat as chat_rows
+from app.store import log as event_rows
 
 log = logging.getLogger("app.realtime.source")
 
@@ -225,13 +225,11 @@ class ServiceSource:
 
     @staticmethod
     def _events_after(db: Session, game_id: int, after: int, upto: int) -> list[Any]:
-        query = select(Event).where(Event.game_id == game_id, Event.seq > after, Event.seq <= upto)
-        return list(db.scalars(query.order_by(Event.seq)).all())
+        return list(event_rows.events(db, game_id, after, upto))
 
     @staticmethod
     def _last_chat_id(db: Session, game_id: int) -> int:
-        query = select(func.max(ChatMessage.id)).where(ChatMessage.game_id == game_id)
-        return int(db.scalar(query) or 0)
+        return chat_rows.last_id(db, game_id)
 
     def _payloads(
         self, db: Session, game_id: int, user_ids: list[int | None]

@@ -11,24 +11,20 @@ import json
 import sys
 from typing import Any
 
-from sqlalchemy import func, select
-
 from app import engine
 from app.config import Settings
 from app.engine.errors import EngineError
 from app.services import gamelog, lobby, publisher, records
 from app.services.errors import ServiceError
+from app.store import lobby as games
+from app.store import log
 from app.store.db import make_engine, make_sessionmaker
-from app.store.models import Action, Game
 from app.store.types import utcnow
 
 
 def _list(db: Any, args: argparse.Namespace) -> int:
-    query = select(Game).order_by(Game.id.desc()).limit(args.limit)
-    if args.status:
-        query = query.where(Game.status == args.status)
     print(f"{'id':>6}  {'status':<9} {'scenario':<14} {'pace':<5} {'ver':>5}  seats")
-    for game in db.scalars(query):
+    for game in games.latest_games(db, args.limit, args.status):
         seats = ", ".join(
             f"{s.power or '?'}:{s.user.username if s.user else (s.bot_level or 'open')}"
             for s in game.seats
@@ -41,7 +37,7 @@ def _list(db: Any, args: argparse.Namespace) -> int:
 
 def _inspect(db: Any, args: argparse.Namespace) -> int:
     game = lobby.get_game(db, args.game_id)
-    count = db.scalar(select(func.count(Action.id)).where(Action.game_id == game.id))
+    count = log.count_actions(db, game.id)
     info: dict[str, Any] = {
         **lobby.game_summary(game),
         "seed": game.seed,
@@ -56,9 +52,7 @@ def _inspect(db: Any, args: argparse.Namespace) -> int:
         info["state_hash"] = engine.state_hash(state)
         info["pending"] = engine.pending(state)
         info["turn"], info["phase"] = state.get("turn"), state.get("phase")
-    recent = db.scalars(
-        select(Action).where(Action.game_id == game.id).order_by(Action.seq.desc()).limit(args.last)
-    ).all()
+    recent = log.last_actions(db, game.id, args.last)
     info["recent_actions"] = [
         {"seq": a.seq, "seat": a.seat, "source": a.source, "action": a.action}
         for a in reversed(recent)

@@ -17,14 +17,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app import engine
 from app.engine.content import content
 from app.services import eventlog, gamelog, lobby, play
 from app.services.errors import Forbidden
-from app.store.models import Event, Game, Seat
+from app.store import log, seats
+from app.store.models import Game, Seat
 
 #: at most this many lines per game turn (the rest: "n more in the chronicle")
 LINES_PER_TURN = 12
@@ -262,22 +262,14 @@ def area_changes(before: dict[str, Any], after: dict[str, Any], seat: int) -> li
 
 def _action_of(db: Session, game_id: int, seq: int) -> int:
     """How many actions had been played when event `seq` was written."""
-    found = db.scalar(
-        select(Event.action_seq)
-        .where(Event.game_id == game_id, Event.seq <= seq, Event.action_seq.isnot(None))
-        .order_by(Event.seq.desc())
-        .limit(1)
-    )
-    return int(found or 0)
+    return int(log.action_of_event(db, game_id, seq) or 0)
 
 
 def catch_up(db: Session, game: Game, seat: Seat, since: int) -> dict[str, Any] | None:
     """What `seat` missed after event `since`; None when nothing worth telling."""
     if game.state is None or game.last_event <= since:
         return None
-    rows = db.scalars(
-        select(Event).where(Event.game_id == game.id, Event.seq > since).order_by(Event.seq)
-    ).all()
+    rows = log.events(db, game.id, since)
     # public lines only (a JSON null is not SQL's NULL on every backend: test it here)
     events = [eventlog.event_json(r) for r in rows if r.visible_to is None]
     now = gamelog.load_state(game, db)
@@ -364,9 +356,4 @@ def mark_seen(db: Session, game_id: int, user_id: int, seq: int) -> int:
 
 def _move_mark(db: Session, seat_id: int, seq: int) -> None:
     """One UPDATE of the seat's mark, only forward (a later page's mark stays)."""
-    db.execute(
-        update(Seat)
-        .where(Seat.id == seat_id, Seat.seen_event.is_(None) | (Seat.seen_event < seq))
-        .values(seen_event=seq)
-        .execution_options(synchronize_session=False)
-    )
+    seats.move_seen_mark(db, seat_id, seq)

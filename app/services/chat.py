@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.services import lobby
 from app.services.errors import Forbidden, Invalid
+from app.store import chat as store
 from app.store.models import ChatMessage, User
 
 MAX_CHARS = 1000
@@ -37,12 +37,7 @@ def since(
     game = lobby.get_game(db, game_id)
     if not lobby.can_see(db, game, user_id):
         raise Forbidden("This game is private.")
-    rows = db.scalars(
-        select(ChatMessage)
-        .where(ChatMessage.game_id == game_id, ChatMessage.id > after_id)
-        .order_by(ChatMessage.id)
-        .limit(limit)
-    ).all()
+    rows = store.messages_after(db, game_id, after_id, limit)
     return [message_json(m) for m in rows]
 
 

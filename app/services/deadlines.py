@@ -12,24 +12,17 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.services import gamelog, lobby, moves, publisher, standins
-from app.store.models import Game
+from app.store import lobby as store
 from app.store.types import utcnow
 
 log = logging.getLogger(__name__)
 
 
 def due_games(db: Session, now: datetime) -> list[int]:
-    return list(
-        db.scalars(
-            select(Game.id)
-            .where(Game.status == "active", Game.next_deadline <= now)
-            .order_by(Game.next_deadline)
-        )
-    )
+    return store.deadline_due(db, now)
 
 
 def expire(db: Session, game_id: int, now: datetime) -> int | None:

@@ -20,25 +20,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from app.services import changes, gamelog, moves
 from app.services.rows import copy_row
-from app.store.models import Event, table
+from app.store import log as store
 
 log = logging.getLogger(__name__)
-
-_E = table(Event)
-_EVENTS = (
-    select(_E.c.seq, _E.c.action_seq, _E.c.visible_to, _E.c.payload)
-    .where(
-        _E.c.game_id == bindparam("game_id"),
-        _E.c.seq > bindparam("after"),
-        _E.c.seq <= bindparam("upto"),
-    )
-    .order_by(_E.c.seq)
-)
 
 
 @contextmanager
@@ -74,10 +62,9 @@ def frame_of(
         if not row.started or row.last_event < after_event:
             return None
         state = gamelog.load_state(row, db)
-        params = {"game_id": game_id, "after": after_event, "upto": row.last_event}
         events = [
             (r.seq, r.action_seq, r.visible_to, r.payload)
-            for r in db.connection().execute(_EVENTS, params)
+            for r in store.event_rows(db, game_id, after_event, row.last_event)
         ]
     if row.last_event > after_event and (not events or events[-1][0] != row.last_event):
         return None

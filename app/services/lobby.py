@@ -8,8 +8,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from app import engine
 from app.bots.levels import ALL_LEVELS, LEVELS, LOBBY_LEVELS, label
@@ -18,6 +17,7 @@ from app.engine.errors import BadSetup
 from app.services import clocks, gamelog
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.rows import SeatRow
+from app.store import lobby as store
 from app.store.models import Game, Invite, Seat, User
 from app.store.types import utcnow
 
@@ -158,18 +158,18 @@ def check_bot_level(level: str | None) -> str:
 
 
 def get_game(db: Session, game_id: int) -> Game:
-    game = db.scalar(select(Game).where(Game.id == game_id).options(selectinload(Game.seats)))
+    game = store.game(db, game_id)
     if game is None:
         raise NotFound(f"There is no game {game_id}.")
     return game
 
 
 def invite_code(db: Session, game: Game) -> str | None:
-    return db.scalar(select(Invite.code).where(Invite.game_id == game.id).order_by(Invite.id))
+    return store.invite_code(db, game.id)
 
 
 def game_for_code(db: Session, code: str) -> Game:
-    invite = db.scalar(select(Invite).where(Invite.code == code))
+    invite = store.invite(db, code)
     if invite is None:
         raise NotFound("That invite link is not valid (or the game was removed).")
     return get_game(db, invite.game_id)
@@ -566,31 +566,14 @@ def seat_summary(seat: Seat | SeatRow, scenario: str | None = None) -> dict[str,
     }
 
 
-def _query() -> Any:
-    return select(Game).options(selectinload(Game.seats), selectinload(Game.host))
-
-
 def open_games(db: Session, limit: int = 50) -> list[Game]:
-    games = db.scalars(
-        _query()
-        .where(Game.status == "lobby", Game.public.is_(True))
-        .order_by(Game.created_at.desc())
-        .limit(limit)
-    ).all()
+    games = store.open_games(db, limit)
     return [g for g in games if any(s.is_empty for s in g.seats)]
 
 
 def my_games(db: Session, user_id: int, limit: int = 100) -> list[Game]:
     """My lobby and running games, those waiting for me first."""
-    games = list(
-        db.scalars(
-            _query()
-            .join(Seat, Seat.game_id == Game.id)
-            .where(Seat.user_id == user_id, Game.status.in_(("lobby", "active")))
-            .order_by(Game.updated_at.desc())
-            .limit(limit)
-        ).unique()
-    )
+    games = store.games_of(db, user_id, limit)
 
     def waiting_for_me(g: Game) -> bool:
         mine = seat_of(g, user_id)
@@ -602,23 +585,9 @@ def my_games(db: Session, user_id: int, limit: int = 100) -> list[Game]:
 
 def my_finished_games(db: Session, user_id: int, limit: int = 20) -> list[Game]:
     """My finished (and cancelled) games, newest first."""
-    mine = select(Seat.game_id).where(Seat.user_id == user_id)
-    return list(
-        db.scalars(
-            _query()
-            .where(Game.status.in_(("finished", "aborted")), Game.id.in_(mine))
-            .order_by(Game.updated_at.desc())
-            .limit(limit)
-        )
-    )
+    return store.finished_games_of(db, user_id, limit)
 
 
 def finished_games(db: Session, user_id: int | None = None, limit: int = 50) -> list[Game]:
     """Recently finished games: public ones and mine."""
-    query = _query().where(Game.status == "finished")
-    if user_id is not None:
-        mine = select(Seat.game_id).where(Seat.user_id == user_id)
-        query = query.where(Game.public.is_(True) | Game.id.in_(mine))
-    else:
-        query = query.where(Game.public.is_(True))
-    return list(db.scalars(query.order_by(Game.finished_at.desc()).limit(limit)))
+    return store.finished_games(db, user_id, limit)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from app import engine
@@ -17,7 +16,8 @@ from app.services import clocks, eventlog, gamelog, lobby, standins
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.services.moves import ActionResult, bots_due, game_fields, undo_refusal
 from app.services.rows import GameRow, SeatRow
-from app.store.models import Action, Event, Game, Seat, Snapshot
+from app.store import log
+from app.store.models import Action, Game, Seat
 from app.store.types import utcnow
 
 # --------------------------------------------------------------------------- undo
@@ -28,29 +28,17 @@ NOT_LAST = "Your last decision is not the last thing that happened."
 def state_before(db: Session, game_id: int, seq: int) -> dict[str, Any]:
     """The state after `seq` actions: the nearest snapshot, then the log from there."""
 
-    snap = db.scalar(
-        select(Snapshot)
-        .where(Snapshot.game_id == game_id, Snapshot.action_seq <= seq)
-        .order_by(Snapshot.action_seq.desc())
-        .limit(1)
-    )
+    snap = log.snapshot_before(db, game_id, seq)
     if snap is None:
         raise Conflict("This game has no snapshot to rebuild from.")
     state: dict[str, Any] = gamelog.parse_state(snap.state)
-    rows = db.execute(
-        select(Action.seat, Action.action)
-        .where(Action.game_id == game_id, Action.seq > snap.action_seq, Action.seq <= seq)
-        .order_by(Action.seq)
-    )
-    for seat, action in rows:
+    for seat, action in log.moves_from(db, game_id, snap.action_seq, seq):
         state, _ = engine.apply(state, seat, action)
     return state
 
 
 def _last_action(db: Session, game_id: int) -> Action | None:
-    return db.scalar(
-        select(Action).where(Action.game_id == game_id).order_by(Action.seq.desc()).limit(1)
-    )
+    return log.last_action(db, game_id)
 
 
 def _undo_check(
@@ -66,12 +54,7 @@ def _undo_check(
         or last.source != "player"
     ):
         return None, NOT_LAST
-    private = any(
-        e.visible_to is not None
-        for e in db.scalars(
-            select(Event).where(Event.game_id == game.id, Event.action_seq == last.seq)
-        )
-    )
+    private = any(e.visible_to is not None for e in log.events_of_action(db, game.id, last.seq))
     before = state_before(db, game.id, last.seq - 1)
     refusal = undo_refusal(seat.index, before, current, private)
     return (None, refusal) if refusal else (before, None)
@@ -107,9 +90,7 @@ def undo(
     before, refusal = _undo_check(db, game, seat, gamelog.load_state(game, db), last)
     if before is None or last is None:
         raise Invalid(refusal or "Nothing to take back.", code="no_undo")
-    db.execute(delete(Event).where(Event.game_id == game.id, Event.action_seq == last.seq))
-    db.execute(delete(Snapshot).where(Snapshot.game_id == game.id, Snapshot.action_seq >= last.seq))
-    db.execute(delete(Action).where(Action.id == last.id))
+    log.take_back(db, game.id, last)
     db.expunge(last)
     game.last_action -= 1
     game.version += 1

@@ -6,20 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import engine
 from app.services import gamelog, lobby
 from app.services.errors import Conflict, Forbidden
-from app.store.models import Action, Game
+from app.store import log
+from app.store.models import Game
 
 FORMAT = "imperial-glory/record@1"
 
 
 def export_record(db: Session, game: Game) -> dict[str, Any]:
     state = gamelog.load_state(game)
-    actions = db.scalars(select(Action).where(Action.game_id == game.id).order_by(Action.seq)).all()
+    actions = log.actions(db, game.id)
     return {
         "format": FORMAT,
         "game_id": game.id,

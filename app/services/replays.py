@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import engine
 from app.services import lobby, moves, play
 from app.services.errors import Conflict, Forbidden, Invalid
-from app.store.models import Action, Event
+from app.store import log
 
 OVER = ("finished", "aborted")
 # How many lines of the log, up to the step, travel with it.
@@ -47,13 +46,8 @@ def replay_step(
     if seat is not None and not any(s.index == seat for s in seats):
         raise Invalid("There is no such seat in this game.", field="seat")
     state = play.state_before(db, game.id, step)
-    action = db.scalar(select(Action).where(Action.game_id == game.id, Action.seq == step))
-    rows = db.scalars(
-        select(Event)
-        .where(Event.game_id == game.id, Event.action_seq <= step)
-        .order_by(Event.seq.desc())
-        .limit(LOG_TAIL)
-    ).all()
+    action = log.action_at(db, game.id, step)
+    rows = log.events_upto_action(db, game.id, step, LOG_TAIL)
     # Private lines are shown to all now, marked as once private.
     events = [
         {

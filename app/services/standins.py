@@ -13,14 +13,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from app.bots.temperament import label as temperament_label
 from app.bots.temperament import temperament_for
 from app.services import clocks, lobby, notifications, ratings
 from app.services.rows import GameRow, SeatRow
-from app.store.models import Action, Event, Game, Seat
+from app.store import seats
+from app.store.models import Event, Game, Seat
 
 #: the bot that stands in (the Standard level)
 LEVEL = "heuristic"
@@ -91,7 +91,7 @@ def take_back(db: Session, game: Any, seat: Any, now: datetime) -> None:
     aside, her bank holds at least the comeback time, the table is told. Works on the
     ORM game and on the hot path's row alike (the seat by a Core statement)."""
     seat.standin = None
-    db.connection().execute(update(_SEATS).where(_SEATS.c.id == seat.id).values(standin=None))
+    seats.clear_standin(db, seat.id)
     clocks.comeback(game, seat.index)
     announce_return(db, game, seat)
 
@@ -128,12 +128,7 @@ def announce_return(db: Session, game: Any, seat: Any) -> None:
 def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]:
     """seat -> decisions made for that seat by a stand-in bot (``standin``) or by the
     default when a deadline passed (``deadline``)."""
-    rows = db.execute(
-        select(Action.seat, func.count())
-        .where(Action.game_id == game_id, Action.source == source)
-        .group_by(Action.seat)
-    )
-    return {int(seat): int(n) for seat, n in rows}
+    return seats.decisions_by_source(db, game_id, source)
 
 
 def on_finish(db: Session, game: Game) -> None:

@@ -26,13 +26,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app import engine
 from app.engine.content import content
 from app.services import gamelog, lobby, moves, play
-from app.store.models import Action, Event, Game, Seat, User
+from app.store import lobby as games
+from app.store import log
+from app.store.models import Game, User
 from app.store.types import utcnow
 
 SCENARIO = "tutorial"
@@ -57,13 +58,8 @@ def current(db: Session, user_id: int | None) -> Game | None:
     """The user's running tutorial, if any (to resume it)."""
     if user_id is None:
         return None
-    games = db.scalars(
-        select(Game)
-        .join(Seat, Seat.game_id == Game.id)
-        .where(Seat.user_id == user_id, Game.status == "active", Game.scenario == SCENARIO)
-        .order_by(Game.id.desc())
-    )
-    return next((g for g in games if is_tutorial(g)), None)
+    running = games.running_of(db, user_id, SCENARIO)
+    return next((g for g in running if is_tutorial(g)), None)
 
 
 def start(db: Session, user: User) -> Game:
@@ -311,13 +307,7 @@ def doing(action: dict[str, Any]) -> str | None:
 def seen_in_log(db: Session, game_id: int, seat: int = 0) -> set[str]:
     """The situations the player has been through, read from the game's log (and the
     goal once she has made any move: she has read it, or chose to go on)."""
-    kinds = set(
-        db.scalars(
-            select(Action.action["type"].as_string()).where(
-                Action.game_id == game_id, Action.seat == seat
-            )
-        )
-    )
+    kinds = log.action_types(db, game_id, seat)
     seen = {
         name
         for name, types in (
@@ -330,7 +320,7 @@ def seen_in_log(db: Session, game_id: int, seat: int = 0) -> set[str]:
         )
         if kinds & types
     }
-    busts = db.scalars(select(Event.payload).where(Event.game_id == game_id))
+    busts = log.payloads(db, game_id)
     if any((p or {}).get("kind") == "bust" for p in busts):
         seen.add("petition_bust")
     if kinds:
