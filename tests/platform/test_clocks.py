@@ -128,7 +128,7 @@ def test_the_increment_never_fills_the_bank_above_its_cap(
 def test_a_person_extends_her_own_time_a_few_times_a_game(
     factory: sessionmaker[Session],
 ) -> None:
-    """"+5 min" twice a game, each up to the bank's cap: from a full 10-minute bank the
+    """ "+5 min" twice a game, each up to the bank's cap: from a full 10-minute bank the
     first lifts it to the 15-minute cap, not past it; at the cap the next is refused
     and kept; once time has run, it adds what fits."""
     gid = people_game(factory)
@@ -216,7 +216,9 @@ def test_more_time_never_lifts_a_bank_above_its_cap() -> None:
     # Every pace keeps its cap: daily's is three days.
     daily = clocks.PACES["daily"]
     assert daily is not None
-    slow = SimpleNamespace(pace="daily", deadlines={}, clocks={"bank": {"0": 2.5 * 86400}}, seats=[])
+    slow = SimpleNamespace(
+        pace="daily", deadlines={}, clocks={"bank": {"0": 2.5 * 86400}}, seats=[]
+    )
     assert clocks.extend(slow, 0, now) == daily.cap - 2.5 * 86400
     assert clocks.bank_of(slow, 0, now) == daily.cap
 
