@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     #: open websockets per user and per address (one more is closed with 1013)
     ws_per_user: int = 16
     ws_per_address: int = 64
+    #: benchmarks and tests only, never on a real site: ``POST /api/bench/accounts``
+    #: creates many logged-in accounts at once with one shared password (an argon2
+    #: hash computed once; app/web/routes/bench.py). Off (the default), the route does
+    #: not exist: 404. bench/ws_fanout.py turns it on for the server it starts.
+    bench_accounts: bool = False
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -35,7 +35,7 @@ from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import gc_tuning
 from app.web.limits import BodyLimits
-from app.web.routes import api, health, notices, pages, play_api, review
+from app.web.routes import api, bench, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
 from app.web.templating import render
 
@@ -267,4 +267,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(notices.router)  # a table's hook, test notices, /dev/mail
     app.include_router(play_pages.router)  # the game page and /rules
     app.include_router(realtime_router)  # /ws/games/{id}; its lifespan runs the realtime hub
+    if settings.bench_accounts:  # benchmarks only: absent (404) unless BENCH_ACCOUNTS
+        app.include_router(bench.router)
     return app
