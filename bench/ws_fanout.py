@@ -11,9 +11,17 @@ What it does (loopback only, bounded):
 1. starts a real server on this machine: ``imperial-glory serve`` (uvicorn) in a
    subprocess, on a fresh SQLite file (default) or a fresh PostgreSQL database on
    127.0.0.1:5432 (``--db postgresql``), migrated first;
-2. signs up six people and creates N games of the six-seat main scenario
-   (``four_empires``: Rome, Parthia, Kushan, Han, Xiongnu, Satavahana), every seat a
-   person, so each game has 6 sockets, one per seat (6 N sockets in all);
+2. creates N games of the six-seat main scenario (``four_empires``: Rome, Parthia,
+   Kushan, Han, Xiongnu, Satavahana), every seat a different person, so each game has 6
+   sockets, one per seat (6 N sockets in all). The 6 N accounts come logged in from the
+   server's bench-only ``POST /api/bench/accounts`` (the bench starts the server with
+   ``BENCH_ACCOUNTS=true``; one request, one shared precomputed password hash, where 6 N
+   sign-ups would each spend an argon2 hash); a server without that route (404) gets
+   six people signed up as before, seated in every game. The games are created, joined
+   and started through the ordinary API, ``--setup-at-once`` games at a time, and the
+   sockets connected as many at a time; ``setup_s`` (accounts, games, sockets until
+   each has its first state) is printed with its parts. The open-files limit is raised
+   to what 6 N sockets need, for the bench and the server it starts (which inherits it);
 3. every game plays ``--moves`` moves: the prompted seat sends an action on its own
    socket (a cheap legal choice), waits for the ack and for the update on all six
    sockets, then "thinks" ``--think`` seconds (uniform 0..2x jitter) before its next move;
@@ -59,6 +67,7 @@ import gc
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import statistics
@@ -98,6 +107,10 @@ def _rss_kb(pid: int) -> int:
 SCENARIO = "four_empires"
 POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
+SESSION_COOKIE = "ig_session"
+#: file descriptors the bench (and the server, which inherits its limit) need beyond
+#: one per socket: the HTTP pool, the database's connections, the interpreter's own
+SPARE_FILES = 1024
 PREFERRED = ("pass", "choose_slot", "draw", "dismiss", "end_turn", "decline", "tax")
 RANK = {kind: rank for rank, kind in enumerate(PREFERRED)}
 #: what a message says about that one push, not about the game (live.js's PER_MESSAGE):
@@ -157,6 +170,8 @@ class Server:
             RATE_GAMES="100000/60",
             WS_PER_USER="100000",
             WS_PER_ADDRESS="100000",
+            # the bench-only account route (app/web/routes/bench.py): 6 N people at once
+            BENCH_ACCOUNTS="true",
         )
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
@@ -197,25 +212,71 @@ class Server:
                 conn.execute(f'DROP DATABASE IF EXISTS "{self.pg_name}" WITH (FORCE)')
 
 
-class Person:
-    def __init__(self, base: str, index: int) -> None:
-        self.name = f"bench{index}_{uuid.uuid4().hex[:6]}"
-        self.http = httpx.AsyncClient(base_url=base, timeout=120)
-        self.cookie = ""
-
-    async def signup(self) -> None:
-        r = await self.http.post(
-            "/api/signup", json={"username": self.name, "password": "bench horse 1"}
+def raise_open_files(need: int) -> int:
+    """Lift this process's soft limit on open files towards `need` (6,000 sockets hold
+    6,000 descriptors here and as many in the server, which inherits the limit when it
+    is started after this), at most to the hard limit; the limit in force. A limit
+    still short of `need` is an error naming it, not a run that fails at socket 1,021."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    infinite = resource.RLIM_INFINITY
+    if soft != infinite and soft < need:
+        soft = need if hard == infinite else min(hard, need)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    if soft != infinite and soft < need:
+        raise SystemExit(
+            f"{need} open files are needed and the hard limit is {hard}: raise it "
+            "(ulimit -Hn) or run fewer games"
         )
+    return -1 if soft == infinite else int(soft)
+
+
+def progress(line: str) -> None:
+    """A line on stderr while the setup of 1,000 games takes its minutes."""
+    print(line, file=sys.stderr, flush=True)
+
+
+class Person:
+    """One account, logged in: its name, session cookie and CSRF token. Its requests go
+    through the bench's one HTTP client (6,000 clients would cost a TLS context each)."""
+
+    def __init__(self, name: str, cookie: str, csrf: str) -> None:
+        self.name = name
+        self.cookie = cookie
+        self.csrf = csrf
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Cookie": f"{SESSION_COOKIE}={self.cookie}", "X-CSRF-Token": self.csrf}
+
+
+async def bench_accounts(http: httpx.AsyncClient, count: int) -> list[Person] | None:
+    """`count` logged-in accounts from the server's bench-only route in one request, or
+    None when the server has no such route (404: BENCH_ACCOUNTS off, an older server)."""
+    prefix = f"b{uuid.uuid4().hex[:6]}_"
+    r = await http.post("/api/bench/accounts", json={"count": count, "prefix": prefix})
+    if r.status_code == 404:
+        return None
+    r.raise_for_status()
+    return [Person(a["username"], a["session"], a["csrf_token"]) for a in r.json()["accounts"]]
+
+
+async def signup(base: str, index: int) -> Person:
+    """One person signed up over ``/api/signup`` (an argon2 hash on the server), with a
+    client of its own so that its cookie stays out of the shared client's jar."""
+    name = f"bench{index}_{uuid.uuid4().hex[:6]}"
+    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+        r = await http.post("/api/signup", json={"username": name, "password": "bench horse 1"})
         r.raise_for_status()
-        self.http.headers["X-CSRF-Token"] = r.json()["csrf_token"]
-        self.cookie = self.http.cookies.get("ig_session") or ""
+        return Person(name, http.cookies.get(SESSION_COOKIE) or "", r.json()["csrf_token"])
 
 
-async def create_game(people: list[Person]) -> int:
+async def create_game(http: httpx.AsyncClient, people: list[Person]) -> int:
+    """A six-seat game of `people` (the first hosts), created, joined and started through
+    the ordinary API, as a table would."""
     host = people[0]
-    r = await host.http.post(
+    r = await http.post(
         "/api/games",
+        headers=host.headers,
         json={
             "scenario": SCENARIO,
             "seats": [{"kind": "human"} for _ in POWERS],
@@ -227,9 +288,11 @@ async def create_game(people: list[Person]) -> int:
     r.raise_for_status()
     game_id = int(r.json()["id"])
     for person, power in zip(people[1:], POWERS[1:], strict=True):
-        r = await person.http.post(f"/api/games/{game_id}/join", json={"power": power})
+        r = await http.post(
+            f"/api/games/{game_id}/join", headers=person.headers, json={"power": power}
+        )
         r.raise_for_status()
-    r = await host.http.post(f"/api/games/{game_id}/start")
+    r = await http.post(f"/api/games/{game_id}/start", headers=host.headers)
     r.raise_for_status()
     return game_id
 
@@ -398,41 +461,65 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     patches = not args.whole
     pid = server.proc.pid
     rss_start = rss_kb(pid)
+    # Setup parses 6 N whole states, millions of objects: the collector would walk
+    # them again and again as they pile up (see below), so it stays off until they
+    # are all in, and collects once then.
+    gc.disable()
     t0 = time.monotonic()
-    people = [Person(server.base, i) for i in range(len(POWERS))]
-    for person in people:
-        await person.signup()
-    limit = asyncio.Semaphore(8)
+    at_once = args.setup_at_once
+    http = httpx.AsyncClient(
+        base_url=server.base,
+        timeout=300,
+        limits=httpx.Limits(max_connections=at_once, max_keepalive_connections=at_once),
+    )
+    accounts = await bench_accounts(http, args.games * len(POWERS))
+    if accounts is not None:  # a person a seat
+        seated = [accounts[i : i + len(POWERS)] for i in range(0, len(accounts), len(POWERS))]
+    else:  # no bench route: six people in every game, as before
+        six = [await signup(server.base, i) for i in range(len(POWERS))]
+        seated = [six] * args.games
+    t_accounts = time.monotonic()
+    cpu_accounts = family_cpu_seconds(pid)
+    progress(f"{len(seated) * len(POWERS)} seats' accounts in {t_accounts - t0:.1f} s")
+    limit = asyncio.Semaphore(at_once)
 
-    async def make() -> int:
+    async def make(people: list[Person]) -> int:
         async with limit:
-            return await create_game(people)
+            return await create_game(http, people)
 
-    games = await asyncio.gather(*(make() for _ in range(args.games)))
+    games = await asyncio.gather(*(make(people) for people in seated))
+    t_games = time.monotonic()
+    cpu_games = family_cpu_seconds(pid)
+    progress(f"{len(games)} games created and started in {t_games - t_accounts:.1f} s")
     rss_games = rss_kb(pid)
     ws_base = server.base.replace("http://", "ws://")
-    tables: list[list[Sock]] = []
-    for game_id in games:
-        table = []
-        for i, person in enumerate(people):
-            # --spread: seat i on worker i mod W (the server's --bench-routing)
-            query = f"?ig_worker={i % args.workers}" if args.spread else ""
+
+    async def join(game_id: int, seat: int, person: Person) -> Sock:
+        # --spread: seat i on worker i mod W (the server's --bench-routing)
+        query = f"?ig_worker={seat % args.workers}" if args.spread else ""
+        async with limit:
             ws = await connect(
                 f"{ws_base}/ws/games/{game_id}{query}",
-                additional_headers={"Cookie": f"ig_session={person.cookie}"},
+                additional_headers={"Cookie": f"{SESSION_COOKIE}={person.cookie}"},
                 max_size=None,
-                open_timeout=120,
+                open_timeout=300,
                 # Liveness is the app's heartbeat (it answers the server's pings); the
                 # library's own keepalive would only measure this client's own backlog.
                 ping_interval=None,
             )
             await ws.send(json.dumps({"type": "hello", "last_seq": None, "patches": patches}))
-            table.append(Sock(ws, stats))
-        tables.append(table)
-    for table in tables:
-        for s in table:
-            await s.until(lambda s=s: s.state is not None)
+            sock = Sock(ws, stats)
+            await sock.until(lambda: sock.state is not None, timeout=300)
+            return sock
+
+    async def seat(game_id: int, people: list[Person]) -> list[Sock]:
+        return list(await asyncio.gather(*(join(game_id, i, p) for i, p in enumerate(people))))
+
+    tables = list(await asyncio.gather(*(seat(g, p) for g, p in zip(games, seated, strict=True))))
     setup = time.monotonic() - t0
+    cpu_sockets = family_cpu_seconds(pid)
+    t_sockets = setup + t0 - t_games
+    progress(f"{len(games) * len(POWERS)} sockets with their first state in {t_sockets:.1f} s")
     rss_sockets = rss_kb(pid)
 
     # The client holds every socket's latest state: 1,200 parsed views, millions of
@@ -441,7 +528,6 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     # latency). Those objects are plain JSON, freed by reference counting: collect
     # once, then keep the collector out of the measured run.
     gc.collect()
-    gc.disable()
     stats["measure"] = True
     stats["messages"] = stats["bytes"] = 0
     cpu0 = family_cpu_seconds(pid)
@@ -466,8 +552,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         for s in table:
             await s.ws.close()
             s.task.cancel()
-    for person in people:
-        await person.http.aclose()
+    await http.aclose()
     lat = [x * 1000 for x in stats["latency"]]
     act = [x * 1000 for x in stats["act"]]
     every = [x * 1000 for x in stats["all"]]
@@ -532,6 +617,20 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "actions_per_s": round(stats["actions"] / duration, 1),
         "duration_s": round(duration, 2),
         "setup_s": round(setup, 2),
+        # its parts: the accounts (bench route or sign-ups), creating, joining and
+        # starting the games over HTTP, the sockets until each has its first state
+        "setup_accounts": "bench_route" if accounts is not None else "signup",
+        "setup_accounts_s": round(t_accounts - t0, 2),
+        "setup_games_s": round(t_games - t_accounts, 2),
+        "setup_sockets_s": round(t_sockets, 2),
+        # the server's CPU for them (parent and workers), less disturbed by the machine's
+        # other work than the seconds: a game created, joined by five and started, and a
+        # socket connected with its first state
+        "setup_server_cpu_ms_per_game": round((cpu_games - cpu_accounts) * 1000 / args.games, 1),
+        "setup_server_cpu_ms_per_socket": round((cpu_sockets - cpu_games) * 1000 / sockets, 1),
+        "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+        # the bench client's own peak memory: 6 N sockets' parsed states
+        "client_rss_max_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "cpus": os.cpu_count(),
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }
@@ -560,6 +659,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--spread", action="store_true", help="each game's sockets over all the workers"
     )
+    parser.add_argument(
+        "--setup-at-once",
+        type=int,
+        default=16,
+        help="games created, and sockets connected, at once during setup",
+    )
     args = parser.parse_args(argv)
     if args.workers > 1 and args.db != "postgresql":
         parser.error("--workers needs --db postgresql")
@@ -567,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--spread needs --workers 2 or more")
     if not 1 <= args.games <= 1000 or not 1 <= args.moves <= 1000:
         parser.error("--games and --moves must be between 1 and 1000")
+    if args.setup_at_once < 1:
+        parser.error("--setup-at-once must be 1 or more")
+    raise_open_files(args.games * len(POWERS) + SPARE_FILES)
     with tempfile.TemporaryDirectory(prefix="ig-bench-") as tmp:
         server = Server(args.db, Path(tmp), args.workers, args.spread)
         try:
