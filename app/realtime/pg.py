@@ -40,6 +40,7 @@ from app.services.publisher import (
     decode_payload,
     encode_payload,
 )
+from app.store import notify
 
 log = logging.getLogger("app.realtime.pg")
 
@@ -149,7 +150,7 @@ class PgListener:
             try:
                 async with await psycopg.AsyncConnection.connect(self.dsn, autocommit=True) as conn:
                     self._conn = conn
-                    await conn.execute(f'LISTEN "{self.channel}"')
+                    await notify.listen(conn, self.channel)
                     self.listening.set()
                     delay = 0.1
                     if not first:
@@ -215,7 +216,7 @@ class PgPublisher:
                     if conn is None or conn.closed:
                         conn = psycopg.connect(self.dsn, autocommit=True)
                     payload = item if isinstance(item, str) else self._payload(*item)
-                    conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+                    notify.notify(conn, self.channel, payload)
                     self.sent += 1
                     delay = 0.1
                     break

@@ -16,33 +16,15 @@ memory too instead of building every user's whole view again:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.services import changes, gamelog, moves
 from app.services.rows import copy_row
 from app.store import log as store
+from app.store.db import autocommit_reads
 
 log = logging.getLogger(__name__)
-
-
-@contextmanager
-def _autocommit(db: Session) -> Iterator[None]:
-    """On PostgreSQL, outside a transaction: each read its own (READ COMMITTED, as in a
-    transaction), with no BEGIN and no ROLLBACK, two round trips of four."""
-    conn = db.connection()
-    raw: Any = conn.connection.driver_connection
-    if conn.dialect.name != "postgresql" or raw.info.transaction_status != 0:  # not IDLE
-        yield
-        return
-    raw.autocommit = True
-    try:
-        yield
-    finally:
-        raw.autocommit = False
 
 
 def frame_of(
@@ -57,7 +39,7 @@ def frame_of(
     that this process's next move of the game is written in one statement
     (``heldwrite.write_held``, which checks that digest in the database: a row changed
     since, at the same version, is caught there)."""
-    with _autocommit(db):
+    with autocommit_reads(db):
         row = gamelog.read_row(db, game_id)
         if not row.started or row.last_event < after_event:
             return None

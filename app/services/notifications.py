@@ -25,12 +25,12 @@ from email.utils import formatdate
 from functools import partial
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
 from app.services import clocks, emails, gamelog, lobby, mailsink, webhooks
 from app.services.errors import Invalid
+from app.store import notices
 from app.store.models import Game, Notification, Seat, User
 from app.store.types import utcnow
 
@@ -164,13 +164,7 @@ def prompt_started(game: Game, deadline_iso: str, seat: int | None = None) -> da
 
 
 def last_notice(db: Session, user_id: int, game_id: int) -> datetime | None:
-    return db.scalar(
-        select(func.max(Notification.created_at)).where(
-            Notification.user_id == user_id,
-            Notification.game_id == game_id,
-            Notification.kind == "turn",
-        )
-    )
+    return notices.last_sent(db, user_id, game_id, "turn")
 
 
 def owed_turn_notices(db: Session, game: Game, now: datetime) -> list[tuple[Seat, datetime]]:
@@ -238,13 +232,7 @@ def table_payload(game: Game, lines: list[str], url: str) -> dict[str, Any]:
 
 
 def last_table_notice(db: Session, game_id: int, user_id: int) -> datetime | None:
-    return db.scalar(
-        select(func.max(Notification.created_at)).where(
-            Notification.user_id == user_id,
-            Notification.game_id == game_id,
-            Notification.kind == "table",
-        )
-    )
+    return notices.last_sent(db, user_id, game_id, "table")
 
 
 def claim_table(db: Session, game: Game, settings: Settings, now: datetime) -> list[Job]:
@@ -404,12 +392,7 @@ def standin_job(db: Session, row: Notification, settings: Settings) -> Job | Non
 
 def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:
     """Take one queued notice (atomically: one process wins) and build its message."""
-    taken = db.execute(
-        update(Notification)
-        .where(Notification.id == row_id, Notification.status == "queued")
-        .values(status="sending")
-    )
-    if getattr(taken, "rowcount", 0) != 1:
+    if not notices.claim_queued(db, row_id):
         return []
     row = db.get(Notification, row_id)
     job = standin_job(db, row, settings) if row is not None else None
@@ -420,19 +403,12 @@ def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:
 
 def candidate_games(db: Session, now: datetime) -> list[int]:
     """Running games whose oldest pending decision has waited at least TURN_DELAY."""
-    old_enough = [
-        (Game.pace == pace)
-        & (Game.next_deadline <= now + timedelta(seconds=clocks.longest(tc)) - TURN_DELAY)
+    cutoffs = [
+        (pace, now + timedelta(seconds=clocks.longest(tc)) - TURN_DELAY)
         for pace, tc in lobby.PACES.items()
         if tc is not None  # a game with no clock has no deadline
     ]
-    return list(
-        db.scalars(
-            select(Game.id).where(
-                Game.status == "active", Game.next_deadline.is_not(None), or_(*old_enough)
-            )
-        )
-    )
+    return notices.games_waiting(db, cutoffs)
 
 
 # --------------------------------------------------------------------------- digests
@@ -444,16 +420,7 @@ def waiting_games(db: Session, user_id: int) -> list[Game]:
 
 def claim_digest(db: Session, user_id: int, settings: Settings, now: datetime) -> list[Job]:
     """Take this user's digest for today (atomically: one process wins) and record it."""
-    taken = db.execute(
-        update(User)
-        .where(
-            User.id == user_id,
-            User.daily_digest.is_(True),
-            User.last_digest_at.is_(None) | (User.last_digest_at <= now - DIGEST_EVERY),
-        )
-        .values(last_digest_at=now)
-    )
-    if getattr(taken, "rowcount", 0) != 1:
+    if not notices.claim_digest(db, user_id, now, DIGEST_EVERY):
         return []
     user = db.get(User, user_id)
     games = waiting_games(db, user_id)
@@ -476,17 +443,8 @@ def run_once(
     now = now or utcnow()
     with factory() as db:
         game_ids = candidate_games(db, now)
-        digest_users = list(
-            db.scalars(
-                select(User.id).where(
-                    User.daily_digest.is_(True),
-                    User.last_digest_at.is_(None) | (User.last_digest_at <= now - DIGEST_EVERY),
-                )
-            )
-        )
-        queued = list(
-            db.scalars(select(Notification.id).where(Notification.status == "queued").limit(100))
-        )
+        digest_users = notices.digest_users(db, now, DIGEST_EVERY)
+        queued = notices.queued(db, 100)
     sent = 0
     for row_id in queued:
         sent += _claim_and_send(

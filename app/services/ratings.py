@@ -23,12 +23,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from app.services import lobby
-from app.store.models import Game, PlayerStats, Seat, User
+from app.store import accounts
+from app.store import ratings as store
+from app.store.models import Game, PlayerStats, User
 from app.store.types import utcnow
 
 MU, SIGMA = 25.0, 25.0 / 3
@@ -96,25 +96,14 @@ def stats_for(db: Session, user_id: int, lock: bool = False) -> PlayerStats:
     """The user's row, made on first need. Two requests making it at once are safe
     (the loser's insert rolls back to a savepoint and reads the winner's row);
     `lock` holds the row until the transaction ends (a rating update)."""
-    query = select(PlayerStats).where(PlayerStats.user_id == user_id)
-    if lock:
-        query = query.with_for_update(of=PlayerStats)
-    stats = db.scalar(query)
-    if stats is None:
-        try:
-            with db.begin_nested():
-                stats = PlayerStats(user_id=user_id, mu=MU, sigma=SIGMA, games=0, wins=0)
-                db.add(stats)
-        except IntegrityError:
-            stats = db.scalars(query).one()
-    return stats
+    return store.stats_for(db, user_id, lock, MU, SIGMA)
 
 
 def ratings_of(db: Session, user_ids: list[int]) -> dict[int, Rating]:
     """user id -> shown rating (1000, provisional, for one never rated)."""
     if not user_ids:
         return {}
-    rows = db.scalars(select(PlayerStats).where(PlayerStats.user_id.in_(user_ids)))
+    rows = store.stats_of(db, user_ids)
     found = {r.user_id: rating_of(r) for r in rows}
     return {uid: found.get(uid, NEWCOMER) for uid in user_ids}
 
@@ -186,12 +175,7 @@ def seen(db: Session, user_id: int, now: datetime | None = None) -> None:
 def online(db: Session, now: datetime | None = None, limit: int = 50) -> list[dict[str, Any]]:
     """The people seen in the last few minutes, most recent first."""
     since = (now or utcnow()) - ONLINE_FOR
-    rows = db.scalars(
-        select(PlayerStats)
-        .where(PlayerStats.last_seen_at >= since)
-        .order_by(PlayerStats.last_seen_at.desc())
-        .limit(limit)
-    )
+    rows = store.seen_since(db, since, limit)
     return [{"username": r.user.username, "rating": rating_of(r), "games": r.games} for r in rows]
 
 
@@ -221,24 +205,11 @@ class Profile:
 def profile(db: Session, username: str, viewer_id: int | None = None) -> Profile | None:
     """A player's rating and the games they played (public ones, or ones the viewer
     shared), newest first."""
-    user = db.scalar(select(User).where(User.username_key == username.lower()))
+    user = accounts.user_named(db, username.lower())
     if user is None:
         return None
     stats = db.get(PlayerStats, user.id)
-    shared = select(Seat.game_id).where(Seat.user_id == viewer_id) if viewer_id else None
-    query = (
-        select(Game)
-        .join(Seat, Seat.game_id == Game.id)
-        .where(Seat.user_id == user.id, Game.status.in_(("active", "finished")))
-        .options(selectinload(Game.seats))
-        .order_by(Game.id.desc())
-        .limit(50)
-    )
-    if viewer_id != user.id:
-        query = query.where(
-            Game.public.is_(True) | (Game.id.in_(shared) if shared is not None else False)
-        )
-    history = [game_line(g, user.id) for g in db.scalars(query).unique()]
+    history = [game_line(g, user.id) for g in store.played_games(db, user.id, viewer_id, 50)]
     now = utcnow()
     return Profile(
         user=user,
