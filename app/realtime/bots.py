@@ -35,9 +35,9 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, moves
+from app.services import gamelog, moves, unit
 from app.services.errors import StaleVersion
-from app.store import games, lobby
+from app.store import lobby
 
 log = logging.getLogger("app.realtime.bots")
 
@@ -148,14 +148,12 @@ class BotWorker:
             seat = moves.bot_turn(row, state)
             if seat is None:
                 if row.server_turn:  # nothing to do after all: clear the to-do flag
-                    games.clear_server_turn(db, game_id, row.version)
-                    db.commit()
+                    unit.clear_server_turn(db, game_id, row.version)
                 return False
         action = self.choose(row, state, seat)
         db = self.factory()
-        try:
-            result = moves.submit_server_move(db, game_id, seat.index, action, row.version)
-            db.commit()
+        try:  # decided, written, committed and published by the unit of work
+            unit.server_move(db, game_id, seat.index, action, row.version, self.publish)
         except StaleVersion:
             db.rollback()
             self.stats["stale"] += 1
@@ -163,7 +161,6 @@ class BotWorker:
         finally:
             db.close()
         self.stats["moves"] += 1
-        self.publish(game_id, result.version, result.notified)
         return True
 
     def choose(self, game: Any, state: dict[str, Any], seat: Any) -> dict[str, Any]:

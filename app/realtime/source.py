@@ -10,7 +10,7 @@ at once, filtered by the platform's visibility rule, and the newest chat line id
   what ``play.seat_view`` would give them (both are built by ``play.seat_payload``), plus the events
   after their ``last_seq`` that their seat may see (``play.events_since``) and new chat.
 - ``submit``: an action received on a socket, with the HTTP API's exact semantics (the
-  same body model, the same service function, the same errors), commit, ``publish``.
+  same body model, the same unit of work (app/services/unit.py), the same errors).
 """
 
 from __future__ import annotations
@@ -33,9 +33,8 @@ from app.services import (
     gamelog,
     lobby,
     logins,
-    moves,
     play,
-    publisher,
+    unit,
 )
 from app.services.errors import ServiceError
 from app.services.inputs import ActionBody
@@ -137,12 +136,11 @@ class ServiceSource:
         changes.changes.put(self._db_key, game_id, since, version, moves, digest, row)
 
     @contextmanager
-    def session(self, *, write: bool = False) -> Iterator[Session]:
+    def session(self) -> Iterator[Session]:
+        """A session for one read (a write commits through the unit of work)."""
         db = self.factory()
         try:
             yield db
-            if write:
-                db.commit()
         finally:
             db.rollback()
             db.close()
@@ -271,7 +269,7 @@ class ServiceSource:
                 "reason": f"{field}: {first.get('msg')}",
             }
         try:
-            with self.session(write=True) as db:
+            with self.session() as db:
                 if logins.user_id_for_token(db, token) != user_id:
                     return {
                         "type": "error",
@@ -279,7 +277,9 @@ class ServiceSource:
                         "code": "not_logged_in",
                         "reason": "Your session has ended: log in again to play.",
                     }
-                result = moves.submit_action(
+                # Decided, written, committed and published by the unit of work (a retry
+                # too: see ``unit.move``).
+                result = unit.move(
                     db,
                     game_id,
                     user_id,
@@ -296,8 +296,4 @@ class ServiceSource:
             }
             error.update({k: v for k, v in exc.extra.items() if k not in error})
             return error
-        # A retry is published too: the first attempt may have committed and lost its
-        # answer before it could publish (a connection lost mid-statement), and a version
-        # already pushed costs the hub one look.
-        publisher.publish(game_id, result.version, result.notified)
         return {"type": "ack", "version": result.version, "replayed": result.replayed}

@@ -3,68 +3,72 @@ stand-in play at once), "I'm back" (she takes the seat back; any move of hers do
 app/services/moves.py ``submit_action``) and "more time" (an extension of her own bank,
 a few per game).
 
-Each is one short transaction on the locked game that moves its version, through the
-ORM path every platform change takes (``moves.settle``: standing orders answer, the
-clocks and the bot worker's cue are set); the caller commits and publishes.
+Each is one change through the unit of work (app/services/unit.py): the game locked,
+the seat's change decided here, the version moved and the game settled there
+(``moves.settle``: standing orders answer, the clocks and the bot worker's cue are set),
+then committed and published.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.services import clocks, gamelog, lobby, moves, standins
+from app.services import clocks, lobby, orders, standins, unit
 from app.services.errors import Conflict, Forbidden, Invalid
 from app.store.models import Game, Seat
-from app.store.types import utcnow
 
 
-def seated(db: Session, game_id: int, user_id: int) -> tuple[Game, Seat]:
-    """The locked running game and my seat in it (403 with none, 409 when not running)."""
-    game = gamelog.lock_game(db, game_id)
+def seated(game: Game, user_id: int) -> Seat:
+    """My seat in the locked running `game` (403 with none, 409 when not running)."""
     seat = lobby.seat_of(game, user_id)
     if seat is None:
         raise Forbidden("You have no seat in this game.")
     if game.status != "active":
         raise Conflict(f"The game is not running (it is {game.status}).", status=game.status)
-    return game, seat
+    return seat
 
 
 def go_away(db: Session, game_id: int, user_id: int, now: datetime | None = None) -> Game:
     """I'm away: my standing orders and a stand-in play my seat from now on."""
-    now = now or utcnow()
-    game, seat = seated(db, game_id, user_id)
-    if seat.standin:
-        raise Conflict('A stand-in already plays your seat; press "I\'m back" to return.')
-    standins.stand_in(db, game, seat, "away", now)
-    game.version += 1
-    moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)
-    return game
+
+    def decide(work: unit.Work, game: Game) -> Game:
+        seat = seated(game, user_id)
+        if seat.standin:
+            raise Conflict('A stand-in already plays your seat; press "I\'m back" to return.')
+        standins.stand_in(db, game, seat, "away", work.now)
+        work.changed(game)
+        return game
+
+    return unit.change(db, game_id, decide, now)
 
 
 def come_back(db: Session, game_id: int, user_id: int, now: datetime | None = None) -> Game:
     """I'm back: the stand-in steps aside and my clock holds at least the comeback time."""
-    now = now or utcnow()
-    game = gamelog.lock_game(db, game_id)
-    seat = lobby.seat_of(game, user_id)
-    if seat is None:
-        raise Forbidden("You have no seat in this game.")
-    if seat.standin is None:
-        raise Conflict("Your seat is already yours.")
-    standins.take_back(db, game, seat, now)
-    game.version += 1
-    if game.status == "active":
-        moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)
-    db.flush()
-    return game
+
+    def decide(work: unit.Work, game: Game) -> Game:
+        seat = lobby.seat_of(game, user_id)
+        if seat is None:
+            raise Forbidden("You have no seat in this game.")
+        if seat.standin is None:
+            raise Conflict("Your seat is already yours.")
+        standins.take_back(db, game, seat, work.now)
+        work.changed(game)
+        return game
+
+    return unit.change(db, game_id, decide, now)
 
 
 def extend(db: Session, game_id: int, user_id: int, now: datetime | None = None) -> Game:
     """More time for me: one extension of my own bank (the pace says how much and how
     many per game); said in the chronicle, so the table knows why it waits."""
-    now = now or utcnow()
-    game, seat = seated(db, game_id, user_id)
+    return unit.change(db, game_id, lambda work, game: _extend(db, work, game, user_id), now)
+
+
+def _extend(db: Session, work: unit.Work, game: Game, user_id: int) -> Game:
+    seat = seated(game, user_id)
     tc = clocks.control(game.pace)
     if tc is None:
         raise Invalid("This game has no clock: there is no time to extend.", code="no_clock")
@@ -74,7 +78,7 @@ def extend(db: Session, game_id: int, user_id: int, now: datetime | None = None)
         raise Invalid(
             f"You have taken all {tc.extensions} extensions of this game.", code="no_extension"
         )
-    added = clocks.extend(game, seat.index, now)
+    added = clocks.extend(game, seat.index, work.now)
     left = clocks.extension_left(game, seat.index)
     standins.announce(
         db,
@@ -84,6 +88,26 @@ def extend(db: Session, game_id: int, user_id: int, now: datetime | None = None)
         "extend",
         {"seat": seat.index, "seconds": added},
     )
-    game.version += 1
-    db.flush()
+    work.changed(game, settle=False)  # more time answers no prompt
     return game
+
+
+def set_orders(
+    db: Session,
+    game_id: int,
+    user_id: int,
+    standing: dict[str, Any] | None,
+    now: datetime | None = None,
+) -> Game:
+    """Give (or clear) my standing orders; a matching pending prompt is answered at once.
+    Orders are private to the seat: the version moves only if they answer a prompt."""
+
+    def decide(work: unit.Work, game: Game) -> Game:
+        seat = lobby.seat_of(game, user_id)
+        if seat is None:
+            raise Forbidden("You have no seat in this game.")
+        seat.standing_orders = orders.validate(standing)
+        work.settled(game)
+        return game
+
+    return unit.change(db, game_id, decide, now)

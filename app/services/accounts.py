@@ -18,7 +18,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
-from app.services import emails, gamelog, lobby, moves, webhooks
+from app.services import emails, lobby, standins, unit, webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
 from app.store import accounts as store
 from app.store.models import LoginFailure, User, UserSession
@@ -276,21 +276,25 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     is cancelled). Running games: a stand-in bot plays the seat to the end. Finished
     games and their records are untouched (they show the new name).
 
-    Returns (game_id, version) of the games changed, to publish after the commit."""
+    The whole deletion is one unit of work (app/services/unit.py): committed, then each
+    game changed is published. Returns (game_id, version) of the games changed."""
     if not verify_password(user, password):
         raise Invalid("Your password is not right.", code="wrong_password", field="password")
-    changed: list[tuple[int, int]] = []
+    work = unit.Work(db)
     game_ids = store.games_in_play(db, user.id)
     for game_id in sorted(set(game_ids)):
-        game = gamelog.lock_game(db, game_id)
+        game = work.take(game_id)
         if game.status == "lobby":
             lobby.leave(db, game, user)
         elif game.status == "active":
             seat = lobby.seat_of(game, user.id)
-            if seat is not None and seat.standin is None:
-                seat.standin = moves.STANDIN_LEVEL
-                moves.settle(db, game, gamelog.load_state(game), acted=set(), now=utcnow())
-        changed.append((game.id, game.version))
+            if seat is None or seat.standin is not None:
+                continue
+            # A stand-in plays her seat to the end, said to the table (stand-in counts).
+            standins.stand_in(db, game, seat, "deleted", work.now)
+        else:
+            continue
+        work.changed(game)
     old_key = user.username_key
     user.username = user.username_key = f"deleted-{user.id}"
     user.password_hash = DELETED_HASH
@@ -300,7 +304,7 @@ def delete_account(db: Session, user: User, password: str) -> list[tuple[int, in
     user.daily_digest = False
     logout_everywhere(db, user.id)
     store.forget_failures(db, old_key)
-    db.flush()
+    changed = sorted(work.commit().items())
     log.info("account %s deleted (anonymised)", user.id)
     return changed
 

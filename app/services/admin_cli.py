@@ -14,12 +14,12 @@ from typing import Any
 from app import engine
 from app.config import Settings
 from app.engine.errors import EngineError
-from app.services import gamelog, lobby, publisher, records
+from app.services import gamelog, lobby, records, unit
 from app.services.errors import ServiceError
 from app.store import lobby as games
 from app.store import log
 from app.store.db import make_engine, make_sessionmaker
-from app.store.types import utcnow
+from app.store.models import Game
 
 
 def _list(db: Any, args: argparse.Namespace) -> int:
@@ -83,18 +83,25 @@ def _replay(db: Any, args: argparse.Namespace) -> int:
 
 
 def _abort(db: Any, args: argparse.Namespace) -> int:
-    game = gamelog.lock_game(db, args.game_id)
-    if game.status in ("finished", "aborted"):
-        print(f"game {game.id} is already {game.status}", file=sys.stderr)
+    """An operator ends a game: one change through the unit of work (committed, and
+    published to a server whose publisher is installed in this process)."""
+
+    def decide(work: unit.Work, game: Game) -> int | None:
+        if game.status in ("finished", "aborted"):
+            print(f"game {game.id} is already {game.status}", file=sys.stderr)
+            return None
+        game.status = "aborted"
+        game.finished_at = work.now
+        game.deadlines = {}
+        game.next_deadline = None
+        work.changed(game, settle=False)
+        return game.id
+
+    aborted = unit.change(db, args.game_id, decide)
+    if aborted is None:
         return 1
-    game.status = "aborted"
-    game.finished_at = utcnow()
-    game.deadlines = {}
-    game.next_deadline = None
-    game.version += 1
-    db.commit()
-    publisher.publish(game.id, game.version)
-    print(f"game {game.id} aborted (version {game.version})")
+    version = lobby.get_game(db, aborted).version
+    print(f"game {aborted} aborted (version {version})")
     return 0
 
 

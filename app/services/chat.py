@@ -8,16 +8,21 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from app.services import lobby
+from app.services import lobby, unit
 from app.services.errors import Forbidden, Invalid
 from app.store import chat as store
-from app.store.models import ChatMessage, User
+from app.store.models import ChatMessage, Game, User
 
 MAX_CHARS = 1000
 
 
 def post(db: Session, game_id: int, user: User, text: str) -> ChatMessage:
-    game = lobby.get_game(db, game_id)
+    """Say `text` at the table: one change through the unit of work, which commits it
+    and pushes it to the game's sockets (no new version: a chat line is not the game's)."""
+    return unit.change(db, game_id, lambda work, game: _post(db, work, game, user, text))
+
+
+def _post(db: Session, work: unit.Work, game: Game, user: User, text: str) -> ChatMessage:
     if lobby.seat_of(game, user.id) is None and game.host_id != user.id:
         raise Forbidden("Only the players of this game can talk at its table.")
     text = text.strip()
@@ -27,7 +32,7 @@ def post(db: Session, game_id: int, user: User, text: str) -> ChatMessage:
         raise Invalid(f"Keep it under {MAX_CHARS} characters.", field="text")
     message = ChatMessage(game_id=game.id, user_id=user.id, text=text)
     db.add(message)
-    db.flush()
+    work.told(game)
     return message
 
 

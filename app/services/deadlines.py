@@ -14,8 +14,9 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.services import gamelog, lobby, moves, publisher, standins
+from app.services import lobby, moves, standins, unit
 from app.store import lobby as store
+from app.store.models import Game
 from app.store.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -25,37 +26,44 @@ def due_games(db: Session, now: datetime) -> list[int]:
     return store.deadline_due(db, now)
 
 
-def expire(db: Session, game_id: int, now: datetime) -> int | None:
-    """Hand the seats whose time ran out to their orders and a stand-in; the new
-    version, or None if nothing was due."""
-    game = gamelog.lock_game(db, game_id)
-    if game.status != "active" or game.next_deadline is None or game.next_deadline > now:
-        return None
-    state = gamelog.load_state(game)
-    overdue = sorted(
-        int(k) for k, v in (game.deadlines or {}).items() if v and datetime.fromisoformat(v) <= now
-    )
-    standin = moves.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
-    defaults: list[int] = []
-    for index in overdue:
-        if not standin:  # no stand-in level installed: the prompt's default (settle)
-            defaults.append(index)
-            continue
-        seat = next(s for s in game.seats if s.index == index)
-        standins.stand_in(db, game, seat, "time", now)
-        log.info("game %s seat %s: out of time, a stand-in plays", game.id, index)
-    game.version += 1
-    moves.settle(db, game, state, acted=set(), now=now, defaults=defaults)
-    return game.version
+def expire(
+    db: Session, game_id: int, now: datetime, publish: unit.Publish | None = None
+) -> int | None:
+    """Hand the seats whose time ran out to their orders and a stand-in, as one change
+    through the unit of work (committed and published there); the new version, or None
+    if nothing was due."""
+
+    def decide(work: unit.Work, game: Game) -> int | None:
+        if game.status != "active" or game.next_deadline is None or game.next_deadline > now:
+            return None
+        overdue = sorted(
+            int(k)
+            for k, v in (game.deadlines or {}).items()
+            if v and datetime.fromisoformat(v) <= now
+        )
+        standin = moves.STANDIN_LEVEL in lobby.bot_labels()  # every accepted level id
+        defaults: list[int] = []
+        for index in overdue:
+            if not standin:  # no stand-in level installed: the prompt's default (settle)
+                defaults.append(index)
+                continue
+            seat = next(s for s in game.seats if s.index == index)
+            standins.stand_in(db, game, seat, "time", now)
+            log.info("game %s seat %s: out of time, a stand-in plays", game.id, index)
+        work.changed(game, defaults=defaults)
+        return game.version
+
+    return unit.change(db, game_id, decide, now, publish)
 
 
 def run_once(
     factory: sessionmaker[Session],
     now: datetime | None = None,
-    publish: Callable[[int, int], None] = publisher.publish,
+    publish: Callable[[int, int], None] | None = None,
 ) -> list[tuple[int, int]]:
-    """Expire every overdue game, one transaction each, each published after its commit
-    (through the publisher installed at start-up); returns (game_id, version) changed."""
+    """Expire every overdue game, one change each through the unit of work, each
+    published after its commit (through the publisher installed at start-up, or
+    `publish`); returns (game_id, version) changed."""
     now = now or utcnow()
     with factory() as db:
         ids = due_games(db, now)
@@ -63,8 +71,7 @@ def run_once(
     for game_id in ids:
         db = factory()
         try:
-            version = expire(db, game_id, now)
-            db.commit()
+            version = expire(db, game_id, now, unit.by_version(publish))
         except Exception:
             db.rollback()
             log.exception("deadline of game %s failed", game_id)
@@ -73,5 +80,4 @@ def run_once(
             db.close()
         if version is not None:
             changed.append((game_id, version))
-            publish(game_id, version)
     return changed

@@ -190,8 +190,8 @@ def can_see(db: Session, game: Game, user_id: int | None, code: str | None = Non
 
 
 def touch(game: Game) -> None:
-    """A change clients may care about: bump the version."""
-    game.version += 1
+    """A change clients may care about; the unit of work that carries it moves the
+    version (app/services/unit.py, through app/services/starting.py)."""
     game.updated_at = utcnow()
 
 

@@ -14,9 +14,9 @@ given: ``settle``), whose prompts the server then answers. Each is the same thre
    one-statement write where this process holds the game, else the caller's
    transaction. A writer that cannot write hands on to the next, which decides again
    from what it read.
-3. **publish** after commit: the caller (it owns the transaction) calls
-   ``publisher.publish(game_id, version, notified)``, which reaches the realtime layer
-   injected at start-up; services never import it.
+3. **commit and publish**: the unit of work that called in here (app/services/unit.py:
+   ``unit.move``, ``unit.server_move``, ``Work.changed`` for ``settle``) commits and
+   publishes through the realtime layer injected at start-up; services never import it.
 
 Bots and stand-ins never think in here: the bot worker (app/realtime/bots.py) answers
 their prompts after the commit through ``submit_server_move``, like any player.
@@ -392,15 +392,15 @@ def settle(
     defaults: Sequence[int] = (),
 ) -> dict[str, Any]:
     """A change made without a move (a start, a deadline, "I'm away" or back, a table
-    vote, standing orders given) on the locked ORM `game`, whose version the caller has
+    vote, standing orders given) on the locked ORM `game`, whose version the unit of work has
     moved. Its changes are flushed and the game read as a move reads it (``GameRow``,
     under the caller's lock); then the move's own steps: the prompts' defaults of the
     seats in `defaults` (their time ran out and no stand-in level is installed,
     app/services/deadlines.py), each told to the table, and whatever the server answers
     at once (``_answer``); the end, the clocks and the bot worker's cue (``_bookkeep``);
     one write of the row with what it appends (``gamelog.write_row``, a snapshot when
-    due). The ORM `game` is expired, so the caller reads it as written; the caller
-    commits and publishes."""
+    due). The ORM `game` is expired, so the caller reads it as written; the unit of
+    work that called (``unit.Work.changed``) commits and publishes."""
     db.flush()
     row = gamelog.read_row(db, game.id)
     appends = gamelog.Appends()
@@ -426,26 +426,6 @@ def settle(
     if was == "active" and row.status == "finished":
         _on_finish(db, game.id)  # stand-in counts into the result; ratings move
     return state
-
-
-def set_orders(
-    db: Session,
-    game_id: int,
-    user_id: int,
-    standing: dict[str, Any] | None,
-    now: datetime | None = None,
-) -> Game:
-    """Give (or clear) my standing orders; a matching pending prompt is answered at once."""
-    game = gamelog.lock_game(db, game_id)
-    seat = lobby.seat_of(game, user_id)
-    if seat is None:
-        raise Forbidden("You have no seat in this game.")
-    seat.standing_orders = orders.validate(standing)
-    if game.status == "active":
-        # Orders are private to the seat: the version moves only if they answer a prompt.
-        settle(db, game, gamelog.load_state(game), acted=set(), now=now or utcnow())
-    db.flush()
-    return game
 
 
 # --------------------------------------------------------------------------- who answers

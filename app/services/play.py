@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from app import engine
 from app.engine.errors import IllegalAction
-from app.services import clocks, eventlog, gamelog, lobby, standins
+from app.services import clocks, eventlog, gamelog, lobby, standins, unit
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound, StaleVersion
 from app.services.moves import ActionResult, bots_due, game_fields, undo_refusal
 from app.services.rows import GameRow, SeatRow
@@ -75,8 +75,14 @@ def undo(
     db: Session, game_id: int, user_id: int, expected_version: int, now: datetime | None = None
 ) -> ActionResult:
     """Take back my last decision — only while nothing random or hidden was revealed
-    by it and nobody else has been prompted since (so nobody learnt anything)."""
+    by it and nobody else has been prompted since (so nobody learnt anything). One
+    change through the unit of work (app/services/unit.py): committed and published."""
+    return unit.row_change(db, lambda db: _undo(db, game_id, user_id, expected_version, now))
 
+
+def _undo(
+    db: Session, game_id: int, user_id: int, expected_version: int, now: datetime | None
+) -> ActionResult:
     now = now or utcnow()
     game = gamelog.lock_row(db, game_id)
     if game.status != "active":
@@ -93,7 +99,7 @@ def undo(
     log.take_back(db, game.id, last)
     db.expunge(last)
     game.last_action -= 1
-    game.version += 1
+    unit.bump(game)
     name = seat.user.username if seat.user else f"seat {seat.index + 1}"
     note = standins.line(
         f"{name} takes back their last decision.",

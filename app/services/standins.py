@@ -29,6 +29,7 @@ WHY = {
     "time": "Time ran out for {who}",
     "away": "{who} is away",
     "vote": "The table voted to hand the seat of {who} to a stand-in",
+    "deleted": "{who} deleted their account",
 }
 _SEATS: Any = Seat.__table__
 
@@ -72,17 +73,21 @@ def stand_in(db: Session, game: Any, seat: Any, why: str, now: datetime) -> None
 
 
 def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
+    until = (
+        "to the end of the game"
+        if why == "deleted"  # nobody comes back to an account that is gone
+        else 'until they are back (any move of theirs, or "I\'m back", takes the seat back)'
+    )
     announce(
         db,
         game,
         WHY[why].format(who=who(seat, game))
-        + ": their standing orders and a Standard bot play for them at once, until they "
-        'are back (any move of theirs, or "I\'m back", takes the seat back). The result '
-        "will say how many decisions the bot made.",
+        + f": their standing orders and a Standard bot play for them at once, {until}. "
+        "The result will say how many decisions the bot made.",
         "standin",
         {"seat": seat.index, "why": why},
     )
-    if why != "away":  # she said so herself: no need to tell her
+    if why not in ("away", "deleted"):  # she said so, or did it, herself: no need to tell her
         notifications.standin_played(db, game, seat)
 
 

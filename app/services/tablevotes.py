@@ -15,10 +15,9 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from app.services import absence, clocks, gamelog, moves, standins
+from app.services import absence, clocks, standins, unit
 from app.services.errors import Conflict, Invalid
 from app.store.models import Game, Seat
-from app.store.types import utcnow
 
 KINDS = ("pause", "resume", "skip")
 #: what a vote asks, in words ({who}: the seat to hand over)
@@ -73,9 +72,26 @@ def vote(
     yes: bool = True,
     now: datetime | None = None,
 ) -> Game:
-    """Cast (or with `yes` False withdraw) my vote; the vote passes at a majority."""
-    now = now or utcnow()
-    game, mine = absence.seated(db, game_id, user_id)
+    """Cast (or with `yes` False withdraw) my vote; the vote passes at a majority. One
+    change through the unit of work (app/services/unit.py)."""
+
+    def decide(work: unit.Work, game: Game) -> Game:
+        _vote(db, work, game, user_id, kind, seat_index, yes)
+        return game
+
+    return unit.change(db, game_id, decide, now)
+
+
+def _vote(
+    db: Session,
+    work: unit.Work,
+    game: Game,
+    user_id: int,
+    kind: str,
+    seat_index: int | None,
+    yes: bool,
+) -> None:
+    mine = absence.seated(game, user_id)
     target = None
     if kind == "skip" and seat_index is not None:
         target = next((s for s in game.seats if s.index == seat_index), None)
@@ -106,11 +122,11 @@ def vote(
         "table_vote",
         {"vote": kind, "seat": mine.index, "target": seat_index, "yes": yes},
     )
-    game.version += 1
-    if yes and len(ballots) >= needed(voters):
-        _carry(db, game, kind, key, target, now)
-    db.flush()
-    return game
+    carried = yes and len(ballots) >= needed(voters)
+    if carried:
+        _carry(db, game, kind, key, target, work.now)
+    # A vote carried lets the table's prompts run (a stand-in answers at once).
+    work.changed(game, settle=carried)
 
 
 def _carry(
@@ -135,4 +151,3 @@ def _carry(
         standins.announce(db, game, "The clocks run again.", "pause", {"paused": False})
     elif target is not None:
         standins.stand_in(db, game, target, "vote", now)
-    moves.settle(db, game, gamelog.load_state(game), acted=set(), now=now)

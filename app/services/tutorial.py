@@ -30,11 +30,10 @@ from sqlalchemy.orm import Session
 
 from app import engine
 from app.engine.content import content
-from app.services import gamelog, lobby, moves, play
+from app.services import gamelog, lobby, play, unit
 from app.store import lobby as games
 from app.store import log
 from app.store.models import Game, User
-from app.store.types import utcnow
 
 SCENARIO = "tutorial"
 POWERS = ("kushan", "han")
@@ -63,10 +62,19 @@ def current(db: Session, user_id: int | None) -> Game | None:
 
 
 def start(db: Session, user: User) -> Game:
-    """Resume the user's tutorial, or set up a new one (not committed)."""
+    """Resume the user's tutorial, or set up a new one: committed and published by the
+    unit of work (app/services/unit.py)."""
     running = current(db, user.id)
     if running is not None:
         return running
+    work = unit.Work(db)
+    game = work.add(_set_up(db, user, work))
+    work.commit()
+    return game
+
+
+def _set_up(db: Session, user: User, work: unit.Work) -> Game:
+    """A new tutorial game for `user`, started: its first prompts settled in `work`."""
     game = lobby.create_game(
         db,
         user,
@@ -80,13 +88,11 @@ def start(db: Session, user: User) -> Game:
     game.seats[1].power = POWERS[1]
     game.seed = SEED
     state = engine.new_game(SCENARIO, list(POWERS), SEED, dict(OPTIONS))
-    now = utcnow()
     game.status = "active"
-    game.started_at = now
+    game.started_at = work.now
     gamelog.save_state(db, game, state, snapshot=True)
     lobby.touch(game)
-    db.flush()
-    moves.settle(db, game, state, acted=set(), now=now)
+    work.changed(game, state=state)
     return game
 
 

@@ -183,7 +183,7 @@ def test_a_simultaneous_vote_waits_for_nobody_away(factory: sessionmaker[Session
     person's click."""
     gid, _version, alice, bob = two_person_game_at(factory, simultaneous_vote_state())
     with factory() as db:
-        moves.set_orders(db, gid, alice.id, {"vote": "abstain"})
+        absence.set_orders(db, gid, alice.id, {"vote": "abstain"})
         db.commit()
     game, state = load(factory, gid)
     assert 0 not in {p["seat"] for p in engine.pending(state) if p["kind"] == "vote"}

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
 from app.engine.content import content
-from app.services import moves, orders, play
+from app.services import absence, orders, play
 from app.services.errors import Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Action, Game
@@ -104,7 +104,7 @@ def test_the_server_answers_a_pending_prompt_when_orders_are_given(
     with factory() as db:
         assert [p["kind"] for p in play.seat_view(db, gid, alice.id)["prompts"]] == ["request"]
     with factory() as db:
-        game = moves.set_orders(db, gid, alice.id, {"peace": "reject", "vote": "abstain"})
+        game = absence.set_orders(db, gid, alice.id, {"peace": "reject", "vote": "abstain"})
         db.commit()
         logged = db.scalars(select(Action).where(Action.game_id == gid)).all()
         assert [(a.source, a.action.get("move")) for a in logged][:1] == [("order", "reject_peace")]
@@ -115,7 +115,7 @@ def test_the_server_answers_a_pending_prompt_when_orders_are_given(
         assert all(p["kind"] != "request" or p["seat"] != 0 for p in view["prompts"])
     # Clearing the orders: the person decides again.
     with factory() as db:
-        moves.set_orders(db, gid, alice.id, None)
+        absence.set_orders(db, gid, alice.id, None)
         db.commit()
         seat = next(s for s in db.get(Game, gid).seats if s.user_id == alice.id)  # type: ignore[union-attr]
         assert seat.standing_orders is None

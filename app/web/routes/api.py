@@ -1,4 +1,5 @@
-"""The JSON API under /api (see docs/api.md). Thin: parse, call a service, commit, publish.
+"""The JSON API under /api (see docs/api.md). Thin: parse, call a service, commit (a
+change to a game is committed and published by its unit of work, app/services/unit.py).
 
 Writes need the session cookie and the ``X-CSRF-Token`` header; sign-up and log-in
 need neither, but take a JSON body only (a cross-site form cannot send one).
@@ -8,16 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
 from app.content.validate import MAIN_SCENARIO
 from app.engine.rules import ROUNDS_PER_TURN
-from app.services import accounts, gamelog, lobby, notifications, ratelimit, starting
+from app.services import accounts, lobby, notifications, ratelimit, starting, unit
 from app.services.errors import Forbidden, Invalid, Unauthorized
-from app.services.publisher import publish
-from app.store.models import User, UserSession
+from app.store.models import Game, User, UserSession
 from app.web.deps import (
     DB,
     SESSION_COOKIE,
@@ -201,10 +202,7 @@ def password_reset_confirm(body: ResetBody, db: DB) -> dict[str, Any]:
 def delete_account(
     body: DeleteAccountBody, response: Response, db: DB, login: CsrfChecked
 ) -> dict[str, Any]:
-    changed = accounts.delete_account(db, login.user, body.password)
-    db.commit()
-    for game_id, version in changed:
-        publish(game_id, version)
+    accounts.delete_account(db, login.user, body.password)  # committed and published
     response.delete_cookie(SESSION_COOKIE, path="/")
     return {"ok": True}
 
@@ -325,17 +323,19 @@ def create_game(body: CreateGameBody, db: DB, user: CurrentUser, _: CsrfChecked)
     scenario_id = body.scenario or lobby.default_scenario_id()
     if scenario_id is None:
         raise Invalid("No scenario is installed.", field="scenario")
-    game = lobby.create_game(
+    game = starting.new_game(
         db,
-        user,
-        scenario_id,
-        [lobby.SeatSpec(s.kind, s.bot_level) for s in body.seats],
-        pace=body.pace,
-        public=body.public,
-        host_power=body.power,
-        options=body.options.model_dump(exclude_none=True),
+        lambda _work: lobby.create_game(
+            db,
+            user,
+            scenario_id,
+            [lobby.SeatSpec(s.kind, s.bot_level) for s in body.seats],
+            pace=body.pace,
+            public=body.public,
+            host_power=body.power,
+            options=body.options.model_dump(exclude_none=True),
+        ),
     )
-    db.commit()
     return game_json(db, lobby.get_game(db, game.id), user.id)
 
 
@@ -348,28 +348,31 @@ def get_game(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None) 
     return game_json(db, game, uid)
 
 
-def _lobby_change(db: DB, game_id: int, user_id: int) -> dict[str, Any]:
-    db.commit()
+def _lobby_change(
+    db: DB, game_id: int, user_id: int, change: Callable[[unit.Work, Game], object]
+) -> dict[str, Any]:
+    """One lobby change through the unit of work (committed and published there)."""
+    starting.lobby_change(db, game_id, change)
     db.expire_all()
-    game = lobby.get_game(db, game_id)
-    publish(game.id, game.version)
-    return game_json(db, game, user_id)
+    return game_json(db, lobby.get_game(db, game_id), user_id)
 
 
 @router.post("/games/{game_id}/join", summary="Take a seat (choose a power or null = random)")
 def join(
     game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked, body: JoinBody | None = None
 ) -> dict[str, Any]:
-    body = body or JoinBody()
-    game = play_lock(db, game_id)
-    lobby.join(db, game, user, body.power, body.seat, body.code)
-    return _lobby_change(db, game_id, user.id)
+    got = body or JoinBody()
+    return _lobby_change(
+        db,
+        game_id,
+        user.id,
+        lambda _work, game: lobby.join(db, game, user, got.power, got.seat, got.code),
+    )
 
 
 @router.post("/games/{game_id}/leave", summary="Leave before the start (the host cancels)")
 def leave(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    lobby.leave(db, play_lock(db, game_id), user)
-    return _lobby_change(db, game_id, user.id)
+    return _lobby_change(db, game_id, user.id, lambda _work, game: lobby.leave(db, game, user))
 
 
 @router.post("/games/{game_id}/seats/{index}/bot", summary="Host: give a seat to a bot")
@@ -381,23 +384,26 @@ def seat_bot(
     _: CsrfChecked,
     body: BotBody | None = None,
 ) -> dict[str, Any]:
-    lobby.set_bot(db, play_lock(db, game_id), user, index, (body or BotBody()).bot_level)
-    return _lobby_change(db, game_id, user.id)
+    level = (body or BotBody()).bot_level
+    return _lobby_change(
+        db, game_id, user.id, lambda _work, game: lobby.set_bot(db, game, user, index, level)
+    )
 
 
 @router.post("/games/{game_id}/seats/{index}/open", summary="Host: remove a seat's player or bot")
 def seat_open(
     game_id: GameId, index: SeatIndex, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
-    lobby.open_seat(db, play_lock(db, game_id), user, index)
-    return _lobby_change(db, game_id, user.id)
+    return _lobby_change(
+        db, game_id, user.id, lambda _work, game: lobby.open_seat(db, game, user, index)
+    )
 
 
 @router.post("/games/{game_id}/start", summary="Host: start (every seat filled)")
 def start(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = play_lock(db, game_id)
-    starting.start(db, game, user)
-    return _lobby_change(db, game_id, user.id)
+    return _lobby_change(
+        db, game_id, user.id, lambda work, game: starting.start(db, game, user, work)
+    )
 
 
 @router.post(
@@ -406,10 +412,6 @@ def start(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[st
     summary="A new lobby game with the same players, hosted by you",
 )
 def rematch(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    game = lobby.rematch(db, lobby.get_game(db, game_id), user)
-    db.commit()
+    old = lobby.get_game(db, game_id)
+    game = starting.new_game(db, lambda _work: lobby.rematch(db, old, user))
     return game_json(db, lobby.get_game(db, game.id), user.id)
-
-
-def play_lock(db: DB, game_id: int) -> Any:
-    return gamelog.lock_game(db, game_id)

@@ -15,9 +15,17 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from app.services import accounts, gamelog, lobby, moves, ratelimit, ratings, starting, tutorial
+from app.services import (
+    absence,
+    accounts,
+    lobby,
+    ratelimit,
+    ratings,
+    starting,
+    tutorial,
+    unit,
+)
 from app.services.errors import Forbidden, ServiceError
-from app.services.publisher import publish
 from app.services.ratelimit import retry_after
 from app.store.models import Game, User, UserSession
 from app.web.deps import (
@@ -312,13 +320,10 @@ def delete_account_form(
     if (refused := csrf_refused(request, login, csrf_token)) is not None:
         return refused
     try:
-        changed = accounts.delete_account(db, login.user, password)
+        accounts.delete_account(db, login.user, password)  # committed and published
     except ServiceError as exc:
         db.rollback()
         return render(request, "account.html", {"error": exc.message}, login, exc.status)
-    db.commit()
-    for game_id, version in changed:
-        publish(game_id, version)
     response = redirect("/", "Your account is deleted.")
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
@@ -427,24 +432,27 @@ def new_game_form(
             specs.append(lobby.SeatSpec("bot", value[4:]))
     try:
         ratelimit.limiter().hit("games", login.user.id)
-        game = lobby.create_game(
-            db,
-            login.user,
-            scenario or lobby.default_scenario_id() or "",
-            specs,
-            pace=pace,
-            public=public is not None,
-            host_power=power or None,
-        )
-        if all(s.user_id is not None or s.bot_level for s in game.seats):
-            # Only bots besides you: start at once.
-            starting.start(db, game, login.user)
-        db.commit()
+
+        def make(work: unit.Work) -> Game:
+            made = lobby.create_game(
+                db,
+                login.user,
+                scenario or lobby.default_scenario_id() or "",
+                specs,
+                pace=pace,
+                public=public is not None,
+                host_power=power or None,
+            )
+            if all(s.user_id is not None or s.bot_level for s in made.seats):
+                # Only bots besides you: start at once.
+                starting.start(db, made, login.user, work)
+            return made
+
+        game = starting.new_game(db, make)  # committed and published
     except ServiceError as exc:
         db.rollback()
         ctx = {**new_game_context(), "error": exc.message}
         return render(request, "new_game.html", ctx, login, status_code=exc.status)
-    publish(game.id, game.version)
     if game.status == "active":
         return redirect(play_url(game.id))
     return redirect(lobby_url(game.id), "Game created: share the invite link to fill the seats.")
@@ -515,13 +523,10 @@ def orders_form(
     if peace:
         standing["peace"] = peace
     try:
-        game = moves.set_orders(db, game_id, login.user_id, standing)
-        version = game.version
-        db.commit()
+        absence.set_orders(db, game_id, login.user_id, standing)  # committed, published
     except ServiceError as exc:
         db.rollback()
         return _orders_page(request, db, login, game_id, exc.message, exc.status)
-    publish(game_id, version)
     return redirect(f"/games/{game_id}/orders", "Your standing orders are saved.")
 
 
@@ -602,22 +607,21 @@ def _lobby_post(
     login: UserSession | None,
     game_id: GameId,
     csrf_token: str | None,
-    change: Callable[[Game, User], Any],
+    change: Callable[[unit.Work, Game, User], Any],
     done: str,
 ) -> Response:
-    """Lock the game, apply `change(game, user)`, commit, publish, redirect with a message."""
+    """`change(work, game, user)` on the locked game through the unit of work (committed
+    and published there), then redirect with a message."""
     if login is None:
         return redirect(f"/login?next={lobby_url(game_id)}", "Log in first.")
     if (refused := csrf_refused(request, login, csrf_token)) is not None:
         return refused
+    user = login.user
     try:
-        game = gamelog.lock_game(db, game_id)
-        change(game, login.user)
-        db.commit()
+        game = starting.lobby_change(db, game_id, lambda work, g: change(work, g, user))
     except ServiceError as exc:
         db.rollback()
         return redirect(lobby_url(game_id), exc.message, "error")
-    publish(game.id, game.version)
     if game.status == "active":
         return redirect(play_url(game_id))
     if game.status == "aborted":
@@ -635,7 +639,7 @@ def join_form(
     code: Annotated[str, Form()] = "",
     csrf_token: CsrfField = None,
 ) -> Response:
-    def change(game: Game, user: User) -> Any:
+    def change(_work: unit.Work, game: Game, user: User) -> Any:
         return lobby.join(db, game, user, power or None, None, code or None)
 
     return _lobby_post(request, db, login, game_id, csrf_token, change, "You have a seat.")
@@ -645,7 +649,7 @@ def join_form(
 def leave_form(
     request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
-    def change(game: Game, user: User) -> Any:
+    def change(_work: unit.Work, game: Game, user: User) -> Any:
         return lobby.leave(db, game, user)
 
     return _lobby_post(request, db, login, game_id, csrf_token, change, "You left the game.")
@@ -655,8 +659,8 @@ def leave_form(
 def start_form(
     request: Request, game_id: GameId, db: DB, login: Login, csrf_token: CsrfField = None
 ) -> Response:
-    def change(game: Game, user: User) -> Any:
-        return starting.start(db, game, user)
+    def change(work: unit.Work, game: Game, user: User) -> Any:
+        return starting.start(db, game, user, work)
 
     return _lobby_post(request, db, login, game_id, csrf_token, change, "The game begins.")
 
@@ -671,7 +675,7 @@ def seat_bot_form(
     bot_level: Annotated[str, Form()] = "",
     csrf_token: CsrfField = None,
 ) -> Response:
-    def change(game: Game, user: User) -> Any:
+    def change(_work: unit.Work, game: Game, user: User) -> Any:
         return lobby.set_bot(db, game, user, index, bot_level or None)
 
     return _lobby_post(
@@ -688,7 +692,7 @@ def seat_open_form(
     login: Login,
     csrf_token: CsrfField = None,
 ) -> Response:
-    def change(game: Game, user: User) -> Any:
+    def change(_work: unit.Work, game: Game, user: User) -> Any:
         return lobby.open_seat(db, game, user, index)
 
     return _lobby_post(
@@ -705,8 +709,8 @@ def rematch_form(
     if (refused := csrf_refused(request, login, csrf_token)) is not None:
         return refused
     try:
-        game = lobby.rematch(db, lobby.get_game(db, game_id), login.user)
-        db.commit()
+        old = lobby.get_game(db, game_id)
+        game = starting.new_game(db, lambda _work: lobby.rematch(db, old, login.user))
     except ServiceError as exc:
         db.rollback()
         return redirect("/", exc.message, "error")
@@ -733,9 +737,7 @@ def tutorial_start(
         return redirect("/signup?next=/tutorial", "Sign up (or log in) and the tutorial begins.")
     if (refused := csrf_refused(request, login, csrf_token)) is not None:
         return refused
-    game = tutorial.start(db, login.user)
-    db.commit()
-    publish(game.id, game.version)
+    game = tutorial.start(db, login.user)  # committed and published
     return redirect(play_url(game.id))
 
 

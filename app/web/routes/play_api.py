@@ -1,6 +1,7 @@
 """The JSON API of a game in play under /api (see docs/api.md): the view, actions,
 undo, standing orders, events, explain, chat, replay and the record. Thin, like
-``api.py``: parse, call a service, commit, publish.
+``api.py``: parse, call a service; a change to a game is committed and published by the
+unit of work it goes through (app/services/unit.py).
 
 Its own router, included before the rest of the API: a request's route is found by
 trying routes in order, and these are the ones a game in play calls on every move.
@@ -26,10 +27,10 @@ from app.services import (
     records,
     replays,
     tablevotes,
+    unit,
 )
 from app.services.errors import Forbidden, Invalid
 from app.services.inputs import ActionBody, ActionModel
-from app.services.publisher import publish
 from app.store import blocking
 from app.store.models import Game
 from app.web.deps import DB, CsrfChecked, CurrentUser, MaybeUser
@@ -65,8 +66,8 @@ def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) 
 
 
 def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> moves.ActionResult:
-    """Submit the action and commit: the request owns the transaction."""
-    result = moves.submit_action(
+    """The action, through the unit of work: decided, written, committed, published."""
+    return unit.move(
         db,
         game_id,
         user_id,
@@ -74,8 +75,6 @@ def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> 
         body.expected_version,
         body.idempotency_key,
     )
-    db.commit()
-    return result
 
 
 @router.get(
@@ -103,7 +102,6 @@ async def act(
 ) -> Response:
     ratelimit.limiter().hit("actions", user.id)
     result = await blocking.call(blocking.inline(db), commit_action, db, game_id, user.id, body)
-    publish(game_id, result.version, result.notified)  # a retry too: see source.submit
     return fast_json(result.to_json())
 
 
@@ -114,16 +112,12 @@ async def act(
 def undo(
     game_id: GameId, body: UndoBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
-    result = play.undo(db, game_id, user.id, body.expected_version)
-    db.commit()
-    publish(game_id, result.version)
-    return result.to_json()
+    return play.undo(db, game_id, user.id, body.expected_version).to_json()
 
 
-def _committed(db: Session, game: Game) -> dict[str, Any]:
-    """A seat's own change to the table (back, away, more time): commit, then push it."""
-    db.commit()
-    publish(game.id, game.version)
+def _committed(game: Game) -> dict[str, Any]:
+    """A seat's own change to the table (back, away, more time), committed and pushed by
+    the unit of work."""
     return {"ok": True, "version": game.version}
 
 
@@ -132,7 +126,7 @@ def _committed(db: Session, game: Game) -> dict[str, Any]:
     summary="I'm back: take your seat back from the stand-in (any move of yours does too)",
 )
 def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    return _committed(db, absence.come_back(db, game_id, user.id))
+    return _committed(absence.come_back(db, game_id, user.id))
 
 
 @router.post(
@@ -140,7 +134,7 @@ def reclaim(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[
     summary="I'm away: your standing orders and a stand-in play your seat at once",
 )
 def away(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    return _committed(db, absence.go_away(db, game_id, user.id))
+    return _committed(absence.go_away(db, game_id, user.id))
 
 
 @router.post(
@@ -148,7 +142,7 @@ def away(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str
     summary="More time: one extension of your own time bank (a few per game)",
 )
 def extend(game_id: GameId, db: DB, user: CurrentUser, _: CsrfChecked) -> dict[str, Any]:
-    return _committed(db, absence.extend(db, game_id, user.id))
+    return _committed(absence.extend(db, game_id, user.id))
 
 
 @router.post(
@@ -159,7 +153,7 @@ def table_vote(
     game_id: GameId, body: VoteBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     game = tablevotes.vote(db, game_id, user.id, body.kind, body.seat, body.yes)
-    return {**_committed(db, game), "clock": moves.game_fields(game)["clock"]}
+    return {**_committed(game), "clock": moves.game_fields(game)["clock"]}
 
 
 @router.get("/games/{game_id}/orders", summary="My standing orders in this game")
@@ -178,11 +172,7 @@ def get_orders(game_id: GameId, db: DB, user: CurrentUser) -> dict[str, Any]:
 def put_orders(
     game_id: GameId, body: OrdersBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
-    before = lobby.get_game(db, game_id).version
-    game = moves.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
-    db.commit()
-    if game.version != before:
-        publish(game.id, game.version)
+    game = absence.set_orders(db, game_id, user.id, body.model_dump(exclude_none=True))
     seat = lobby.seat_of(game, user.id)
     return {"orders": seat.standing_orders if seat else None, "version": game.version}
 
@@ -240,11 +230,7 @@ def chat_post(
     game_id: GameId, body: ChatBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> dict[str, Any]:
     ratelimit.limiter().hit("chat", user.id)
-    message = chat.post(db, game_id, user, body.text)
-    db.commit()
-    game = lobby.get_game(db, game_id)
-    publish(game.id, game.version)
-    return chat.message_json(message)
+    return chat.message_json(chat.post(db, game_id, user, body.text))
 
 
 @router.get(
