@@ -9,12 +9,15 @@ left out: it never runs, and names a type for the checker alone.
 - no module is over ``MAX_LINES`` lines (split it into modules named for what they hold);
 - imports sit at the top of their module, but for an optional extra's (``LATE_OK``): a
   module's imports are then read in one place, and a circle cannot hide in a function.
+- every SQL statement is built and run in ``app/store``, behind named functions (see
+  ``test_every_sql_statement_lives_in_the_store`` for what the services keep of the ORM).
 
 tests/engine/test_layering.py holds the finer layering inside the engine."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -247,3 +250,104 @@ def test_relative_and_package_imports_resolve() -> None:
     }
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+# --------------------------------------------------------------------------- SQL in app/store
+
+#: what a module outside ``app/store`` may import of SQLAlchemy: sessions and their
+#: factories, ORM events and instance helpers, errors; nothing that builds a statement
+ORM_OK = {
+    "sqlalchemy": {"event", "inspect"},
+    "sqlalchemy.orm": {
+        "Session",
+        "sessionmaker",
+        "object_session",
+        "ORMExecuteState",
+        "make_transient_to_detached",
+    },
+    "sqlalchemy.orm.util": {"identity_key"},
+    "sqlalchemy.engine": {"make_url"},
+}
+#: methods that run SQL (a Session's, a Connection's, psycopg's), called outside app/store;
+#: ``connection`` counts only when called bare, as on a Session (``db.connection()``)
+RUNS_SQL = {"execute", "exec_driver_sql", "executemany", "scalar", "scalars", "query"}
+#: a string that opens as an SQL statement does (a word of log or prose does not)
+SQL_TEXT = re.compile(
+    r"\s*(SELECT\s.*\b(FROM|pg_\w+)\b|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s"
+    r"|WITH\s+\w+\s+AS\s*\(|LISTEN\s+\"|NOTIFY\s+\"|BEGIN(\s+IMMEDIATE)?\s*$|PRAGMA\s+\w+\s*=)",
+    re.DOTALL,
+)
+
+
+def sql_outside_store(source: str) -> list[str]:
+    """What in `source` builds or runs SQL: an import of SQLAlchemy beyond ``ORM_OK``
+    (``select``, ``update``, ``insert``, ``delete``, ``text``, ``func`` …), a call of a
+    ``RUNS_SQL`` method or a bare ``.connection()``, or a string of SQL text."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Import):
+            found += [
+                f"{where}: import {a.name}" for a in node.names if a.name.startswith("sqlalchemy")
+            ]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+            allowed = ORM_OK.get(node.module or "", set())
+            found += [
+                f"{where}: from {node.module} import {a.name}"
+                for a in node.names
+                if a.name not in allowed
+            ]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = node.func.attr
+            bare = not node.args and not node.keywords
+            if name in RUNS_SQL or (name == "connection" and bare):
+                found.append(f"{where}: .{name}(...)")
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and SQL_TEXT.match(node.value)
+        ):
+            found.append(f"{where}: SQL text {node.value.strip()[:40]!r}")
+    return found
+
+
+def test_every_sql_statement_lives_in_the_store() -> None:
+    """Every SQL statement is built and run in ``app/store``, behind a named function
+    that takes the Session (issue 39): no module elsewhere imports SQLAlchemy's
+    statement builders, calls ``execute``/``scalar``/``scalars``/``query`` or a Session's
+    bare ``connection()``, or holds SQL text (psycopg's included: the held write, LISTEN
+    and NOTIFY are app/store's too).
+
+    What the rule leaves to the services, on purpose: the ORM's unit of work on mapped
+    objects a store function (or ``db.get``) returned: reading and setting their
+    attributes, ``db.get``, ``db.add``, ``db.delete``, ``db.flush``, ``db.merge``,
+    ``db.expire``/``expunge``, and ``db.commit``/``rollback`` where the flow commits. Those
+    write the rows the ORM already maps and build no statement of their own."""
+    found = {
+        module: hits
+        for module, (source, _) in app_sources().items()
+        if not module.startswith("app.store") and (hits := sql_outside_store(source))
+    }
+    assert found == {}, f"move these into a named function of app/store: {found}"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "from sqlalchemy import select",
+        "import sqlalchemy as sa",
+        "from sqlalchemy.orm import selectinload",
+        "rows = db.scalars(query).all()",
+        "db.execute(statement)",
+        "conn = db.connection()",
+        'raw.execute("SELECT pg_notify(%s, %s)", args)',
+        'SQL = """\n  UPDATE games SET status = 1"""',
+        "conn.execute(f'LISTEN \"{channel}\"')",
+    ],
+)
+def test_sql_outside_the_store_is_caught(line: str) -> None:
+    assert sql_outside_store(line + "\n")
+    assert not sql_outside_store("from sqlalchemy.orm import Session, sessionmaker\n")
+    assert not sql_outside_store("hub.connection(game_id, user_id)\ndb.add(row)\n")
+    assert not sql_outside_store('log.warning("LISTEN connection restored; resyncing")\n')
+    assert not sql_outside_store('"""SELECT the seat, then UPDATE the view."""\n')
