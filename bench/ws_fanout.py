@@ -162,14 +162,18 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = (workdir / "server.log").open("wb")
         env = {**os.environ, "DATABASE_URL": self.url, "LOG_LEVEL": "warning"}
-        # One address, six people, up to 1,000 games each: the limits a host sets for
-        # strangers (docs/api.md, "Limits") would refuse the bench's own sockets.
+        # One address for 6,000 sockets (and, without the bench route, six people in up
+        # to 1,000 games each): the limits a host sets for strangers (docs/api.md,
+        # "Limits") would refuse the bench's own sockets. Loopback is a trusted proxy
+        # by default, which the per-address caps leave alone; lifted here all the same,
+        # so that a TRUSTED_PROXIES in the environment cannot cap the bench.
         env.update(
             RATE_SIGNUP="100000/60",
             RATE_ACTIONS="100000/60",
             RATE_GAMES="100000/60",
             WS_PER_USER="100000",
             WS_PER_ADDRESS="100000",
+            HTTP_CONNECTIONS_PER_ADDRESS="100000",
             # the bench-only account route (app/web/routes/bench.py): 6 N people at once
             BENCH_ACCOUNTS="true",
         )
