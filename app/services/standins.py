@@ -20,7 +20,7 @@ from app.bots.temperament import temperament_for
 from app.services import clocks, lobby, notifications, ratings
 from app.services.rows import GameRow, SeatRow
 from app.store import seats
-from app.store.models import Event, Game, Seat
+from app.store.models import Event, Game
 
 #: the bot that stands in (the Standard level)
 LEVEL = "heuristic"
@@ -31,7 +31,6 @@ WHY = {
     "vote": "The table voted to hand the seat of {who} to a stand-in",
     "deleted": "{who} deleted their account",
 }
-_SEATS: Any = Seat.__table__
 
 
 def who(seat: Any, game: Any = None) -> str:
