@@ -90,21 +90,24 @@ def submit_action(
     idempotency_key: str | None,
     now: datetime | None = None,
 ) -> ActionResult:
-    """A person's action, from the HTTP API or a socket."""
+    """A person's action, from the HTTP API or a socket. A move of hers while a stand-in
+    plays her seat takes the seat back (issue 26), as part of the move: nothing is
+    written unless the move is."""
     at = now or utcnow()  # one clock reading for the move and a seat taken back with it
 
-    def seat_of(game: GameRow, writer: Writer) -> SeatRow:
+    def seat_of(game: GameRow, writer: Writer) -> tuple[SeatRow, dict[str, Any] | None]:
         seat = next((s for s in game.seats if s.user_id == user_id), None)
         if seat is None:
             raise Forbidden("You have no seat in this game.")
         if expected_version != game.version:
             raise StaleVersion(game.version)
-        if seat.standin:
-            if not writer.answers:  # taking the seat back writes the seat's row
-                raise Conflict("A stand-in plays this seat.", code="standin")
-            # She is back: acting takes her seat back from the stand-in (issue 26).
-            standins.take_back(db, game, seat, at)
-        return seat
+        if not seat.standin:
+            return seat, None
+        if not writer.answers:  # taking the seat back writes the seat's row
+            raise Conflict("A stand-in plays this seat.", code="standin")
+        back = standins.return_line(db, game, seat)  # said before the move's own lines
+        seat.standin = None  # on the row as decided: written with the move
+        return seat, back
 
     return _play(db, game_id, expected_version, seat_of, action, at, user_id, idempotency_key)
 
@@ -121,13 +124,13 @@ def submit_server_move(
     same writers, the same version check (a stale one is refused first, so the worker
     simply looks again), the same path."""
 
-    def seat_of(game: GameRow, writer: Writer) -> SeatRow:
+    def seat_of(game: GameRow, writer: Writer) -> tuple[SeatRow, dict[str, Any] | None]:
         if expected_version != game.version:
             raise StaleVersion(game.version)
         seat = next((s for s in game.seats if s.index == seat_index), None)
         if seat is None or not bot_for(seat):
             raise Conflict("No bot plays this seat now.", code="not_a_bot")
-        return seat
+        return seat, None
 
     return _play(db, game_id, expected_version, seat_of, action, now)
 
@@ -136,7 +139,7 @@ def _play(
     db: Session,
     game_id: int,
     expected: int,
-    seat_of: Callable[[GameRow, Writer], SeatRow],
+    seat_of: Callable[[GameRow, Writer], tuple[SeatRow, dict[str, Any] | None]],
     action: dict[str, Any],
     now: datetime | None,
     user_id: int | None = None,
@@ -157,10 +160,12 @@ def _play(
                 raise Conflict(
                     f"The game is not running (it is {game.status}).", status=game.status
                 )
-            seat = seat_of(game, writer)
+            seat, back = seat_of(game, writer)
             state = writer.state(db, game)
             source = _source(seat)
-            decided = _decide(game, state, seat, action, source, now, user_id, key, writer.frozen)
+            decided = _decide(
+                game, state, seat, action, source, now, user_id, key, writer.frozen, back
+            )
         except ServiceError:
             if writer.answers:
                 raise
@@ -219,6 +224,8 @@ class Decided:
     first_event: int
     was: str  # the game's status before the move
     snapshot: bool  # a snapshot of the state is due with this write
+    #: seats (their ids) whose person took them back from a stand-in with this move
+    returned: list[int] = field(default_factory=list)
 
     @property
     def ends(self) -> bool:
@@ -227,9 +234,9 @@ class Decided:
     @property
     def plain(self) -> bool:
         """Whether the write is only appends and the game row's counters: what the
-        one-statement write (``heldwrite.write_held``) covers. A snapshot and the end of
-        the game take the ordinary transaction."""
-        return not (self.snapshot or self.result.status != self.was)
+        one-statement write (``heldwrite.write_held``) covers. A snapshot, the end of
+        the game and a seat taken back take the ordinary transaction."""
+        return not (self.snapshot or self.result.status != self.was or self.returned)
 
 
 @dataclass
@@ -286,12 +293,15 @@ def _decide(
     user_id: int | None = None,
     key: str | None = None,
     frozen: bool = False,
+    back: dict[str, Any] | None = None,
 ) -> Decided:
     """Apply `action` of `seat` and everything it sets off, on `game` (its counters,
     deadlines and flags move in memory) and into the rows to append: no database.
 
     `frozen`: the position reached is frozen at once (the held writer's state is shared);
-    the caller thaws it if it lets go of it."""
+    the caller thaws it if it lets go of it. `back`: the seat's person takes it back from
+    its stand-in with this move (``submit_action``): her bank holds at least the comeback
+    time and the table is told, before the move's own lines."""
     request_fp = idempotency.fingerprint(seat.index, game.version, action)
     try:  # the engine's gate (engine.check) refuses whatever it does not list
         new_state, events = engine.apply(state, seat.index, action)
@@ -299,6 +309,12 @@ def _decide(
         raise Invalid(exc.reason, code=exc.code) from exc
     if frozen:
         engine.freeze(new_state)
+    appends = gamelog.Appends()  # written with the game row
+    returned: list[EventRow] = []
+    if back is not None:
+        clocks.comeback(game, seat.index)
+        gamelog.note(game, back, appends)
+        returned.append((game.last_event, None, None, back))
     final, made = _answer(game, new_state, bots=False, frozen=frozen)
     can_undo = (
         source == "player"
@@ -308,29 +324,32 @@ def _decide(
     )
     version = game.version + 1 + len(made)
     status = "finished" if engine.outcome(final) is not None else game.status
-    first = game.last_event
+    start = game.last_event  # the move's own events follow the line of a seat taken back
+    first = start - len(returned)  # the change's first event, for the push (``_frame``)
     mine = [
-        {**ev, "seq": first + i + 1, "action_seq": game.last_action + 1}
+        {**ev, "seq": start + i + 1, "action_seq": game.last_action + 1}
         for i, ev in enumerate(events)
         if eventlog.visible(ev.get("to"), seat.index)
     ]
     result = ActionResult(game.id, version, game.last_action + 1, status, mine)
     stored = {k: v for k, v in result.to_json().items() if k != "replayed"}
-    appends = gamelog.Appends()  # written with the game row
-    rows = gamelog.record(
-        None,
-        game,
-        seat.index,
-        action,
-        events,
-        source,
-        user_id,
-        key,
-        can_undo=can_undo,
-        # 12: the request's fingerprint binds its idempotency key (app/services/idempotency.py)
-        result=idempotency.stamped(stored, request_fp) if source == "player" else None,
-        appends=appends,
-    ).rows
+    rows = (
+        returned
+        + gamelog.record(
+            None,
+            game,
+            seat.index,
+            action,
+            events,
+            source,
+            user_id,
+            key,
+            can_undo=can_undo,
+            # 12: the request's fingerprint binds its idempotency key (app/services/idempotency.py)
+            result=idempotency.stamped(stored, request_fp) if source == "player" else None,
+            appends=appends,
+        ).rows
+    )
     for move in made:
         rows += gamelog.record(
             None, game, move.seat, move.action, move.events, move.source, appends=appends
@@ -339,7 +358,8 @@ def _decide(
     _bookkeep(game, final, {seat.index} if source == "player" else set(), now)
     game.undo_seat = seat.index if can_undo else None
     snapshot = gamelog.snapshot_due(game)
-    return Decided(final, result, appends, rows, first, was, snapshot)
+    taken = [seat.id] if back is not None else []
+    return Decided(final, result, appends, rows, first, was, snapshot, taken)
 
 
 def _bookkeep(game: GameRow, state: dict[str, Any], acted: set[int], now: datetime) -> None:

@@ -20,7 +20,7 @@ from app.bots.temperament import temperament_for
 from app.services import clocks, lobby, notifications, ratings
 from app.services.rows import GameRow, SeatRow
 from app.store import seats
-from app.store.models import Event, Game
+from app.store.models import Event, Game, Seat
 
 #: the bot that stands in (the Standard level)
 LEVEL = "heuristic"
@@ -90,10 +90,10 @@ def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
         notifications.standin_played(db, game, seat)
 
 
-def take_back(db: Session, game: Any, seat: Any, now: datetime) -> None:
-    """`seat`'s person is back (she acted, or pressed "I'm back"): the stand-in steps
-    aside, her bank holds at least the comeback time, the table is told. Works on the
-    ORM game and on the hot path's row alike (the seat by a Core statement)."""
+def take_back(db: Session, game: Game, seat: Seat, now: datetime) -> None:
+    """`seat`'s person is back ("I'm back"): the stand-in steps aside, her bank holds at
+    least the comeback time, the table is told. A move of hers takes the seat back as
+    part of the move itself (``moves._decide`` with ``return_line``)."""
     seat.standin = None
     seats.clear_standin(db, seat.id)
     clocks.comeback(game, seat.index)
@@ -117,16 +117,21 @@ def default_line(game: GameRow, seat: SeatRow, action: dict[str, Any]) -> dict[s
     )
 
 
-def announce_return(db: Session, game: Any, seat: Any) -> None:
+def return_line(db: Session, game: Any, seat: Any) -> dict[str, Any]:
+    """What the table is told when `seat`'s person takes her seat back (one read: how
+    many decisions the stand-in made for her)."""
     made = counts(db, game.id).get(seat.index, 0)
-    announce(
-        db,
-        game,
+    return line(
         f"{who(seat, game)} takes the seat back from the bot "
         f"(it made {made} decision{'' if made == 1 else 's'} for them).",
         "standin_end",
         {"seat": seat.index, "decisions": made},
     )
+
+
+def announce_return(db: Session, game: Any, seat: Any) -> None:
+    said = return_line(db, game, seat)
+    announce(db, game, said["text"], said["kind"], said["data"])
 
 
 def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]:

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from app.services import gamelog, heldwrite
 from app.services.rows import GameRow
+from app.store import seats
 
 
 class Decision(Protocol):
@@ -36,6 +37,8 @@ class Decision(Protocol):
     final: dict[str, Any]
     appends: gamelog.Appends
     snapshot: bool
+    #: seats (ids) taken back from a stand-in with the move: their rows are written too
+    returned: list[int]
 
     @property
     def plain(self) -> bool: ...
@@ -119,6 +122,8 @@ class TransactionWriter:
         return gamelog.load_state(game, db)
 
     def write(self, db: Session, game: GameRow, decided: Decision) -> Written | None:
+        for seat_id in decided.returned:  # before the row: its digest covers the seats
+            seats.clear_standin(db, seat_id)
         digest = gamelog.write_row(
             db, game, decided.final, snapshot=decided.snapshot, appends=decided.appends
         )
