@@ -39,7 +39,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.realtime.render import Base, Rendered
+import orjson
+
+from app.realtime.render import Base, Rendered, held
 
 log = logging.getLogger("app.realtime.hub")
 
@@ -509,13 +511,37 @@ class Hub:
             message = {"type": "state", "events": seat_load.events.get(None) or [], **fields}
         message["last_seq"] = max(last, _last_seq(message["events"], 0))
         message["chat_last_id"] = chat_last
-        if conn.offer(message):
+        text = encode(message)
+        if conn.offer(text):
             self.stats["messages"] += 1
             conn.joined = True
             conn.seat = payload.get("seat")
             conn.version = int(payload.get("version", -1))
-            conn.rendered = -1
+            conn.rendered = self._hold(conn, text) if conn.patches else -1
             conn.last_seq = int(message["last_seq"])
+
+    def _hold(self, conn: Connection, text: str) -> int:
+        """The version a patch socket's next update may be a patch against after the
+        whole message `text` (-1: none): the prints of what it holds join the game's
+        base when it is of the same version and agrees on the shared part, or start it
+        when it is newer. A game's first move then reaches its sockets as patches."""
+        sent = orjson.loads(text)
+        mine = held({k: sent[k] for k in VIEW_FIELDS if k in sent})
+        if mine is None:
+            return -1
+        base = self._bases.get(conn.game_id)
+        if base is None or base.version < mine.version:
+            self._bases[conn.game_id] = mine
+            return mine.version
+        seat, prints = next(iter(mine.seats.items()))
+        if (
+            base.version != mine.version
+            or base.common != mine.common
+            or base.public != mine.public
+            or base.seats.setdefault(seat, prints) != prints
+        ):
+            return -1
+        return mine.version
 
     def _update_text(
         self, conn: Connection, seat_load: SeatLoad, stamp: tuple[int, float] | None
@@ -561,6 +587,7 @@ VIEW_FIELDS = (
     "legal_actions",
     "prompts",
     "can_undo",
+    "result_notes",
 )
 
 

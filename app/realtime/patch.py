@@ -3,32 +3,50 @@
 A Four Empires seat's update is 35-55 KB, and a move changes a few areas, a player's
 counters and the prompts. A socket that asked for patches (``"patches": true`` in its
 hello) and holds the fields of the version the hub pushed it last gets only what changed:
-``"patch": [op, …]``, each op ``[path, value]``: set the value at that path of the fields
-it holds, in order (docs/realtime.md, "Patches").
+``"patch": [op, …]``, applied in order (docs/realtime.md, "Patches"):
 
-Values are compared by their encoding. A version's fields are kept as their *leaves*:
-each key's encoded value, or, for a non-empty object, each of its keys' encoded values,
-or, for a non-empty list of objects (the players), each item's (two levels; ``view`` is
-one level deeper, as its own root). A path names an object's key by its string and a
-list's item by its index. The next version's patch is
-made against the previous one's *print* (the hashes of its leaves: a few KB a game, where
-its bytes would be most of a game's memory). A container whose keys changed (in set or in
-order) is sent whole, so a patched object always has the key order of a fresh one.
+- ``[path, value]`` sets the value at that path of the fields it holds;
+- ``[path, items, [start, removed]]`` splices the list at `path`: `removed` items from
+  `start` give way to `items` (a card drawn from a 20-card deck is one op, not the deck);
+- ``[path, packed, "actions"]`` sets the list of actions `packed` stands for
+  (``pack_actions``: a seat's hundred endeavours are one small trie);
+- ``[path, null, "prompts"]`` sets the top-level ``prompts`` without their deadlines
+  (the view's copy of the prompts is never sent twice).
+
+A path names an object's key by its string and a list's item by its index.
+
+Values are compared by their encoding. A version's fields are kept as a *tree* of
+encoded parts: a value whose encoding is longer than ``SPLIT`` bytes (and which is an
+object, or a list of objects or lists) is kept as its items' parts, down to ``DEPTH``
+levels; anything else is one leaf, its encoding. A change is then sent at the deepest
+part that changed: a player's talents, not the player. The next version's patch is made
+against the previous one's *print* (the tree with each leaf's encoding replaced by its
+hash: a few KB a game, where its bytes would be most of a game's memory). An object
+whose keys changed (in set or in order) is sent whole, so a patched object always has
+the key order of a fresh one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import copy
 from typing import Any
 
 import orjson
 
 OPTS = orjson.OPT_NON_STR_KEYS
 
-#: encoded leaves of one object: key -> value, key -> {subkey -> value}, key -> [value]
-Leaves = dict[Any, "bytes | dict[Any, bytes] | list[bytes]"]
-#: the same with each encoded value replaced by its hash
-Print = dict[Any, "int | dict[Any, int] | list[int]"]
+#: a container encoded longer than this is kept as its items (an op's path costs ~30
+#: bytes: below this a whole area or prompt is cheaper than its changed keys' paths)
+SPLIT = 256
+#: levels below a root (the fields, the view, ``view.me``) that may be split
+DEPTH = 4
+
+#: one encoded part: a leaf's encoding, or an object's / a list's parts
+Node = Any  # bytes | dict[Any, Node] | list[Node]
+#: the same with each leaf replaced by its hash
+Print = Any  # int | dict[Any, Print] | list[Print]
+#: a root's parts (an object split at its first level whatever its size)
+Leaves = dict[Any, Node]
 
 _KEYS: dict[Any, bytes] = {}  # a key's encoding: area ids, view fields … a bounded set
 
@@ -47,95 +65,233 @@ def key(k: Any) -> bytes:
     return got
 
 
+def _splittable(value: Any) -> bool:
+    kind = type(value)
+    if kind is dict:
+        return bool(value)
+    if kind is list:
+        return bool(value) and all(type(item) in (dict, list) for item in value)
+    return False
+
+
+def tree(value: Any, depth: int = DEPTH) -> Node:
+    """`value` encoded, as its parts where it is longer than ``SPLIT`` (top down: a
+    small container is one ``dumps``, a call per leaf would cost more than the bytes)."""
+    encoded = dumps(value)
+    if depth <= 0 or len(encoded) <= SPLIT or not _splittable(value):
+        return encoded
+    if type(value) is dict:
+        return {k: tree(v, depth - 1) for k, v in value.items()}
+    return [tree(item, depth - 1) for item in value]
+
+
 def leaves(obj: dict[Any, Any]) -> Leaves:
-    out: Leaves = {}
-    for k, v in obj.items():
-        if type(v) is dict and v:
-            out[k] = {sk: dumps(sv) for sk, sv in v.items()}
-        elif type(v) is list and v and all(type(item) is dict for item in v):
-            out[k] = [dumps(item) for item in v]
-        else:
-            out[k] = dumps(v)
-    return out
+    """A root object's parts: each key's tree."""
+    return {k: tree(v) for k, v in obj.items()}
 
 
-def group(obj: dict[Any, Any]) -> dict[Any, bytes]:
-    """One level only: each key's encoded value (an object that is itself a leaf)."""
-    return {k: dumps(v) for k, v in obj.items()}
+def group(obj: dict[Any, Any]) -> Leaves:
+    """``view.me``: a root one level down (its keys are the view's ``me`` object's)."""
+    return {k: tree(v, DEPTH - 1) for k, v in obj.items()}
 
 
-def assemble(parts: Mapping[Any, bytes | Mapping[Any, bytes] | list[bytes]]) -> bytes:
-    """The object's JSON from its leaves: byte for byte ``dumps`` of the object."""
-    items = []
-    for k, v in parts.items():
-        if isinstance(v, list):
-            items.append(key(k) + b":[" + b",".join(v) + b"]")
-        elif isinstance(v, Mapping):
-            items.append(
-                key(k) + b":{" + b",".join(key(sk) + b":" + sv for sk, sv in v.items()) + b"}"
-            )
-        else:
-            items.append(key(k) + b":" + v)
-    return b"{" + b",".join(items) + b"}"
+def assemble(node: Node) -> bytes:
+    """The JSON of a tree: byte for byte ``dumps`` of the value it was made from."""
+    if type(node) is bytes:
+        return node
+    if type(node) is list:
+        return b"[" + b",".join([assemble(item) for item in node]) + b"]"
+    return b"{" + b",".join([key(k) + b":" + assemble(v) for k, v in node.items()]) + b"}"
 
 
-def fingerprint(parts: Mapping[Any, bytes | Mapping[Any, bytes] | list[bytes]]) -> Print:
-    out: Print = {}
-    for k, v in parts.items():
-        if isinstance(v, list):
-            out[k] = [hash(item) for item in v]
-        elif isinstance(v, Mapping):
-            out[k] = {sk: hash(sv) for sk, sv in v.items()}
-        else:
-            out[k] = hash(v)
-    return out
+def fingerprint(node: Node) -> Print:
+    """The tree with each leaf's encoding replaced by its hash."""
+    if type(node) is bytes:
+        return hash(node)
+    if type(node) is list:
+        return [fingerprint(item) for item in node]
+    return {k: fingerprint(v) for k, v in node.items()}
 
 
-def entry(
-    path: bytes, k: Any, was: Any, now: Any, value: bytes | dict[Any, bytes] | list[bytes]
-) -> list[bytes]:
-    """The ops for one key of an object at `path` (encoded, with a trailing comma): its
-    print was `was` and is `now`, its leaves `value`."""
-    if isinstance(value, list):
-        if isinstance(was, list) and len(was) == len(now):
-            prefix = b"[[" + path + key(k) + b","
-            return [
-                prefix + str(i).encode() + b"]," + item + b"]"
-                for i, item in enumerate(value)
-                if was[i] != now[i]
-            ]
-        if was == now:
-            return []
-        return [b"[[" + path + key(k) + b"],[" + b",".join(value) + b"]]"]
-    if isinstance(value, dict):
-        if isinstance(was, dict) and tuple(was) == tuple(now):
-            prefix = b"[[" + path + key(k) + b","
-            return [
-                prefix + key(sk) + b"]," + sv + b"]"
-                for sk, sv in value.items()
-                if was[sk] != now[sk]
-            ]
-        if was == now:
-            return []
-        return [b"[[" + path + key(k) + b"]," + assemble(value) + b"]"]
+def _op(path: list[bytes], value: bytes, how: bytes = b"") -> bytes:
+    return b"[[" + b",".join(path) + b"]," + value + how + b"]"
+
+
+def diff(path: list[bytes], was: Print, now: Print, node: Node) -> list[bytes]:
+    """The ops that take the part printed `was` at `path` (its encoded steps) to the one
+    printed `now` with the tree `node`: at the deepest parts that changed."""
     if was == now:
         return []
-    return [b"[[" + path + key(k) + b"]," + value + b"]"]
+    if type(node) is dict and type(was) is dict and tuple(was) == tuple(node):
+        out: list[bytes] = []
+        for k, v in node.items():
+            if was[k] != now[k]:
+                out += diff([*path, key(k)], was[k], now[k], v)
+        return out
+    if type(node) is list and type(was) is list:
+        if len(was) == len(node):
+            out = []
+            for i, item in enumerate(node):
+                if was[i] != now[i]:
+                    out += diff([*path, str(i).encode()], was[i], now[i], item)
+            return out
+        return [_splice(path, was, now, node)]
+    return [_op(path, assemble(node))]
 
 
-def ops(path: bytes, old: Print | None, now: Print, new: Leaves) -> list[bytes] | None:
-    """The ops that take an object printed `old` to the one printed `now` with leaves
-    `new`; `path` is the encoded path of the object itself with a trailing comma
-    (``b'"view",'``), or ``b""`` for the root. None when the object's keys changed: it
-    must be sent whole."""
-    if old is None or tuple(old) != tuple(now):
+def _splice(path: list[bytes], was: list[Print], now: list[Print], node: list[Node]) -> bytes:
+    """The list at `path` changed length: keep the items it starts and ends with."""
+    start, most = 0, min(len(was), len(now))
+    while start < most and was[start] == now[start]:
+        start += 1
+    end = 0
+    while end < most - start and was[-1 - end] == now[-1 - end]:
+        end += 1
+    items = b"[" + b",".join([assemble(item) for item in node[start : len(node) - end]]) + b"]"
+    return _op(
+        path,
+        items,
+        b",[" + str(start).encode() + b"," + str(len(was) - start - end).encode() + b"]",
+    )
+
+
+def ops(
+    path: list[bytes],
+    old: Print | None,
+    now: Print,
+    new: Leaves,
+    prompts: bool = False,
+    any_order: bool = False,
+) -> list[bytes] | None:
+    """The ops that take a root object printed `old` to the one printed `now` with
+    parts `new`; `path` is the root's own (``[b'"view"']``, or ``[]`` for the fields).
+    With `prompts`, a change of its ``prompts`` is the op that derives them from the
+    top-level ones (``derived``). None when the root's keys changed: it must be sent
+    whole; with `any_order`, only when they changed as a set (the fields of a hello's
+    answer come in another order than an update's, and keep it)."""
+    if old is None or (set(old) != set(now) if any_order else tuple(old) != tuple(now)):
         return None
     out: list[bytes] = []
     for k, v in new.items():
-        was, is_ = old[k], now[k]
-        if was != is_:
-            out += entry(path, k, was, is_, v)
+        if old[k] != now[k]:
+            if prompts and k == "prompts":
+                out.append(derived([*path, key(k)]))
+            else:
+                out += diff([*path, key(k)], old[k], now[k], v)
     return out
+
+
+def derived(path: list[bytes]) -> bytes:
+    """The op that sets `path` to the top-level prompts without their deadlines."""
+    return _op(path, b"null", b',"prompts"')
+
+
+def packed(path: list[bytes], value: bytes) -> bytes:
+    """The op that sets `path` to the actions `value` (``pack_actions``) stands for."""
+    return _op(path, value, b',"actions"')
+
+
+# --------------------------------------------------------------------------- actions
+
+
+def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
+    """A list of actions as a trie, or None if it is not a list of non-empty objects.
+
+    ``{"k": [keys, …], "v": [value, …], "t": [[k, node], …]}``: a run of consecutive
+    actions with the same keys (``k[i]``) is one trie, each level one key, each value
+    its index in ``v`` (each distinct value once: an offer's template is sent once, not
+    per offer). A level is a list of ``[value, child]``, where `value` may be a list of
+    values that share the same child (the targets an endeavour may take with the same
+    talents); the last level is a list of values, where ``[a, b]`` stands for the values
+    ``a`` to ``b`` (talents 0 to 5). Only consecutive actions share a branch, so
+    ``unpack_actions`` gives back the very list, in order, each action's keys in order."""
+    keysets: dict[tuple[Any, ...], int] = {}
+    values: dict[bytes, int] = {}
+    table: list[Any] = []
+    runs: list[list[Any]] = []
+    last: tuple[Any, ...] | None = None
+    for action in actions:
+        if type(action) is not dict or not action:
+            return None
+        keys = tuple(action)
+        if keys != last:
+            index = keysets.setdefault(keys, len(keysets))
+            runs.append([index, []])
+            last = keys
+        node = runs[-1][1]
+        *inner, final = action.values()
+        for value in inner:
+            vi = _index(value, values, table)
+            if not node or node[-1][0] != vi:
+                node.append([vi, []])
+            node = node[-1][1]
+        node.append(_index(final, values, table))
+    sizes = [len(k) for k in keysets]
+    trie = [[index, _fold(node, sizes[index] - 1)] for index, node in runs]
+    return {"k": [list(k) for k in keysets], "v": table, "t": trie}
+
+
+def _index(value: Any, values: dict[bytes, int], table: list[Any]) -> int:
+    encoded = dumps(value)
+    got = values.get(encoded)
+    if got is None:
+        got = values[encoded] = len(table)
+        table.append(value)
+    return got
+
+
+def _fold(node: list[Any], below: int) -> list[Any]:
+    """A trie level with `below` levels under it, folded: runs of consecutive values at
+    the last level as ``[a, b]``, neighbours with the same child as one ``[[v, …], child]``."""
+    if not below:
+        out: list[Any] = []
+        start = 0
+        for i in range(1, len(node) + 1):
+            if i == len(node) or node[i] != node[i - 1] + 1:
+                if i - start > 2:
+                    out.append([node[start], node[i - 1]])
+                else:
+                    out += node[start:i]
+                start = i
+        return out
+    folded: list[Any] = []
+    for vi, child in node:
+        child = _fold(child, below - 1)
+        if folded and folded[-1][1] == child:
+            head = folded[-1][0]
+            folded[-1][0] = [*head, vi] if type(head) is list else [head, vi]
+        else:
+            folded.append([vi, child])
+    return folded
+
+
+def unpack_actions(packed: dict[str, Any]) -> list[dict[str, Any]]:
+    """The list of actions `pack_actions` packed (live.js's ``unpackActions`` is the
+    same). Each action gets its own copy of a container value."""
+    keysets, table = packed["k"], packed["v"]
+    out: list[dict[str, Any]] = []
+
+    def walk(keys: list[Any], node: list[Any], prefix: list[Any]) -> None:
+        if len(prefix) == len(keys) - 1:
+            for item in node:
+                span = range(item[0], item[1] + 1) if type(item) is list else (item,)
+                for vi in span:
+                    out.append(dict(zip(keys, [*prefix, table[vi]], strict=True)))
+            return
+        for head, child in node:
+            for vi in head if type(head) is list else (head,):
+                walk(keys, child, [*prefix, table[vi]])
+
+    for index, node in packed["t"]:
+        walk(keysets[index], node, [])
+    return [{k: _own(v) for k, v in action.items()} for action in out]
+
+
+def _own(value: Any) -> Any:
+    return copy.deepcopy(value) if type(value) in (dict, list) else value
+
+
+# --------------------------------------------------------------------------- applying
 
 
 def apply(fields: dict[str, Any], patch: list[list[Any]]) -> dict[str, Any]:
@@ -144,7 +300,9 @@ def apply(fields: dict[str, Any], patch: list[list[Any]]) -> dict[str, Any]:
     copied, so `fields` itself is left as it was."""
     root = dict(fields)
     copied = {id(root)}
-    for path, value in patch:
+    for op in patch:
+        path, value = op[0], op[1]
+        how = op[2] if len(op) > 2 else None
         obj = root
         for step in path[:-1]:
             child = obj[step]
@@ -153,5 +311,16 @@ def apply(fields: dict[str, Any], patch: list[list[Any]]) -> dict[str, Any]:
                 obj[step] = child
                 copied.add(id(child))
             obj = child
-        obj[path[-1]] = value
+        last = path[-1]
+        if how is None:
+            obj[last] = value
+        elif how == "actions":
+            obj[last] = unpack_actions(value)
+        elif how == "prompts":
+            obj[last] = [{k: v for k, v in p.items() if k != "deadline"} for p in root["prompts"]]
+        else:  # a splice: [start, removed]
+            start, removed = how
+            items = list(obj[last])
+            items[start : start + removed] = value
+            obj[last] = items
     return root

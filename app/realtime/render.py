@@ -39,7 +39,7 @@ class SeatPrint:
     """What a seat's pushes of one version carried, as hashes (``patch.fingerprint``)."""
 
     seat: int
-    me: Any  # the print of its private view (``view.me``), a hash, or None (a spectator)
+    me: patch.Print  # the print of its private view (``view.me``), or None (a spectator)
     legal: int
     undo: int
 
@@ -55,15 +55,57 @@ class Base:
     seats: dict[int | None, SeatPrint]
 
 
+def me_tree(mine: Any) -> patch.Node:
+    """A seat's private view as parts: one level down, since ``me`` is itself a key of
+    the view (the public view's tree is made apart, once per version)."""
+    return patch.group(mine) if type(mine) is dict and mine else dumps(mine)
+
+
+#: the fields of a message that are the seat's own; the others are the shared part's
+OWN = ("seat", "view", "legal_actions", "can_undo")
+
+
+def held(fields: dict[str, Any]) -> Base | None:
+    """The prints of the fields a socket holds from a whole message (a hello's answer,
+    decoded as the client decoded it), so that the next push from memory can be a patch
+    against them; None when they cannot be split as an update's are. Made from what was
+    sent, not from what the hub meant to send, a patch against them is right by
+    construction."""
+    version, seat, view = fields.get("version"), fields.get("seat"), fields.get("view")
+    if type(version) is not int or not all(k in fields for k in OWN):
+        return None
+    common = patch.fingerprint(patch.leaves({k: v for k, v in fields.items() if k not in OWN}))
+    public: patch.Print | None = None
+    me: patch.Print = None
+    if type(view) is dict:
+        if seat is not None:
+            if not view or list(view)[-1] != "me":
+                return None
+            mine = view["me"]
+            me = patch.fingerprint(me_tree(mine))
+            view = {k: v for k, v in view.items() if k != "me"}
+        public = patch.fingerprint(patch.leaves(view))
+    elif seat is not None:
+        return None
+    prints = SeatPrint(
+        hash(dumps(seat)),
+        me,
+        hash(dumps(fields["legal_actions"])),
+        hash(dumps(fields["can_undo"])),
+    )
+    return Base(version, common, public, {seat: prints})
+
+
 @dataclass
 class _Seat:
-    """One seat's own leaves of this version."""
+    """One seat's own parts of this version."""
 
     seat: bytes
-    me: Any  # its private view's leaves (one level), bytes, or None (a spectator)
-    me_print: Any
+    me: patch.Node  # its private view's tree (``patch.group``), or None (a spectator)
+    me_print: patch.Print
     legal: bytes
     undo: bytes
+    actions: list[Any]  # its legal actions (packed for a patch only when they changed)
 
 
 @dataclass
@@ -79,6 +121,9 @@ class Rendered:
     _public: patch.Leaves | None = None  # None: the view is not an object (no state)
     _public_print: patch.Print | None = None
     _public_view: bytes | None = None
+    #: the view's ``prompts`` are the top-level ones without their deadlines: a patch
+    #: derives them (``patch.derived``) instead of sending them twice
+    _derived: bool = False
     _seats: dict[int | None, _Seat] = field(default_factory=dict)
     _shared_ops: dict[int, tuple[list[bytes] | None, list[bytes] | None]] = field(
         default_factory=dict
@@ -99,8 +144,11 @@ class Rendered:
         self._common = patch.leaves(shared)
         self._common_print = patch.fingerprint(self._common)
         if state is not None:
-            self._public = patch.leaves(engine.view(state, None))
+            public = engine.view(state, None)
+            self._public = patch.leaves(public)
             self._public_print = patch.fingerprint(self._public)
+            bare = [{k: v for k, v in p.items() if k != "deadline"} for p in prompts]
+            self._derived = type(public) is dict and public.get("prompts") == bare
 
     @property
     def public_view(self) -> bytes:
@@ -128,18 +176,13 @@ class Rendered:
         legal: list[Any] = []
         if seat is not None and state is not None:
             mine_view = private_part(state, seat)
-            if type(mine_view) is dict and mine_view:
-                # One level: `me` is itself a key of the view, whose leaves go two deep.
-                me = patch.group(mine_view)
-                me_print = {k: hash(v) for k, v in me.items()}
-            else:
-                me = dumps(mine_view)
-                me_print = hash(me)
+            me = me_tree(mine_view)
+            me_print = patch.fingerprint(me)
             mine = next((s for s in frame.fields.get("seats", []) if s["index"] == seat), None)
             if frame.fields.get("status") == "active" and mine and not mine.get("standin"):
                 legal = engine.legal_actions(state, seat)
         undo = b"true" if seat is not None and seat == frame.undo_seat else b"false"
-        made = self._seats[seat] = _Seat(dumps(seat), me, me_print, dumps(legal), undo)
+        made = self._seats[seat] = _Seat(dumps(seat), me, me_print, dumps(legal), undo, legal)
         return made
 
     def _view(self, seat: int | None) -> bytes:
@@ -147,8 +190,7 @@ class Rendered:
         mine = self._seat(seat)
         if mine.me is None or self._public is None:
             return self.public_view
-        me = patch.assemble(mine.me) if isinstance(mine.me, dict) else mine.me
-        return self.public_view[:-1] + b',"me":' + me + b"}"
+        return self.public_view[:-1] + b',"me":' + patch.assemble(mine.me) + b"}"
 
     def _whole(self, seat: int | None) -> bytes:
         """The fields of a whole update, without braces."""
@@ -170,10 +212,12 @@ class Rendered:
         version and base); None for a part whose keys changed."""
         got = self._shared_ops.get(base.version)
         if got is None:
-            common = patch.ops(b"", base.common, self._common_print, self._common)
+            common = patch.ops([], base.common, self._common_print, self._common, any_order=True)
             public = None
             if self._public is not None and self._public_print is not None:
-                public = patch.ops(b'"view",', base.public, self._public_print, self._public)
+                public = patch.ops(
+                    [b'"view"'], base.public, self._public_print, self._public, self._derived
+                )
             got = self._shared_ops[base.version] = (common, public)
         return got
 
@@ -192,12 +236,23 @@ class Rendered:
         else:
             out += public
             if mine.me is not None:
-                out += patch.entry(b'"view",', "me", was.me, mine.me_print, mine.me)
+                out += patch.diff([b'"view"', b'"me"'], was.me, mine.me_print, mine.me)
         if was.legal != hash(mine.legal):
-            out.append(b'[["legal_actions"],' + mine.legal + b"]")
+            out.append(self._legal_op(mine))
         if was.undo != hash(mine.undo):
             out.append(b'[["can_undo"],' + mine.undo + b"]")
         return out
+
+    @staticmethod
+    def _legal_op(mine: _Seat) -> bytes:
+        """The op that sets the seat's legal actions: packed (``patch.pack_actions``)
+        when that is shorter, which a list of endeavours is ten times over."""
+        whole = b'[["legal_actions"],' + mine.legal + b"]"
+        packed = patch.pack_actions(mine.actions)
+        if packed is None:
+            return whole
+        op = patch.packed([b'"legal_actions"'], dumps(packed))
+        return op if len(op) < len(whole) else whole
 
     def base(self, seats: set[int | None]) -> Base:
         """This version as the next one's patches are made against: the prints of the

@@ -51,13 +51,47 @@ function withoutPatch(msg) {
   return out;
 }
 
-// Each op [path, value] sets the value at path (an object's key, or a list's index). The
-// containers on the way are copied,
-// so an object the page holds from an earlier message never changes under it.
+// The list of actions a packed op stands for (app/realtime/patch.py, pack_actions): runs
+// of actions with the same keys, each a trie whose levels are the keys and whose values
+// are indices into `v`; an entry's value may be a list of values sharing its child, and
+// a last-level [a, b] stands for the values a to b. Every action gets its own copy of a
+// container value, so the page may keep or change one without touching another.
+export function unpackActions(packed) {
+  const { k: keysets, v: table, t: runs } = packed;
+  const out = [];
+  const own = (value) => (value !== null && typeof value === "object" ? structuredClone(value) : value);
+  function walk(keys, node, prefix) {
+    if (prefix.length === keys.length - 1) {
+      for (const item of node) {
+        const [from, to] = Array.isArray(item) ? item : [item, item];
+        for (let vi = from; vi <= to; vi += 1) {
+          const action = {};
+          keys.forEach((key, i) => {
+            action[key] = own(i < prefix.length ? prefix[i] : table[vi]);
+          });
+          out.push(action);
+        }
+      }
+      return;
+    }
+    for (const [head, child] of node) {
+      for (const vi of Array.isArray(head) ? head : [head]) walk(keys, child, [...prefix, table[vi]]);
+    }
+  }
+  for (const [index, node] of runs) walk(keysets[index], node, []);
+  return out;
+}
+
+// Each op [path, value] sets the value at path (an object's key, or a list's index);
+// [path, items, [start, removed]] splices the list at path; [path, packed, "actions"]
+// sets the actions `packed` stands for; [path, null, "prompts"] sets the top-level
+// prompts without their deadlines (docs/realtime.md, "Patches"). The containers on the
+// way are copied, so an object the page holds from an earlier message never changes
+// under it.
 export function applyPatch(base, ops) {
   const root = { ...base };
   const copied = new Set([root]);
-  for (const [path, value] of ops) {
+  for (const [path, value, how] of ops) {
     let obj = root;
     for (let i = 0; i < path.length - 1; i += 1) {
       let child = obj[path[i]];
@@ -68,7 +102,19 @@ export function applyPatch(base, ops) {
       }
       obj = child;
     }
-    obj[path[path.length - 1]] = value;
+    const last = path[path.length - 1];
+    if (how === undefined) {
+      obj[last] = value;
+    } else if (how === "actions") {
+      obj[last] = unpackActions(value);
+    } else if (how === "prompts") {
+      obj[last] = root.prompts.map(({ deadline, ...prompt }) => prompt);
+    } else {
+      const [start, removed] = how;
+      const items = obj[last].slice();
+      items.splice(start, removed, ...value);
+      obj[last] = items;
+    }
   }
   return root;
 }
