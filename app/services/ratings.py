@@ -9,7 +9,10 @@ a rating less than beating a stronger person would.
 
 Only a game between people is rated: the tutorial and a game with no other person in it
 (one person against bots) change nothing (``unrated_reason``), as a teaching win is no
-evidence of strength. A rating is *provisional* (shown with a "?", as lichess marks one)
+evidence of strength. A seat a stand-in played for more than half of its decisions
+(``stood_in``: the bot made them, not her) is no evidence of its person's strength either:
+it is unrated for her, and in the others' update it counts as the stand-in bot's seat
+(issue 40). When that leaves fewer than two people who played, the game is unrated. A rating is *provisional* (shown with a "?", as lichess marks one)
 until its holder has finished ``PROVISIONAL_GAMES`` rated games: until then one result
 moves it by 100 points or more.
 
@@ -35,6 +38,9 @@ MU, SIGMA = 25.0, 25.0 / 3
 #: the fixed rating of each bot level in a rating update (they are never updated)
 BOT_MU = {"random": 12.0, "novice": 18.0, "heuristic": 25.0, "standard": 25.0, "strong": 30.0}
 BOT_SIGMA = 2.0
+#: the level a stand-in plays at (app/services/standins.py ``LEVEL``, the Standard bot): a
+#: seat it played for most of its decisions enters the others' update as this bot
+STANDIN_LEVEL = "heuristic"
 #: a rating is provisional ("1138?") until this many rated games are finished: by then
 #: sigma has fallen from 8.3 to about 7 and a game moves the shown rating by ~100, not 200
 PROVISIONAL_GAMES = 5
@@ -66,7 +72,8 @@ class Rating:
         if self.provisional:
             return (
                 f"Provisional rating: {self.games} of {PROVISIONAL_GAMES} rated games played "
-                "(games between people; the tutorial and games against bots only are unrated)"
+                "(games between people; the tutorial, games against bots only and seats a "
+                "stand-in played for most of their decisions are unrated)"
             )
         return f"Rating (openskill) after {self.games} rated games"
 
@@ -81,14 +88,40 @@ def rating_of(stats: PlayerStats | None) -> Rating:
     return Rating(shown(stats.mu, stats.sigma), stats.games) if stats else NEWCOMER
 
 
+def stood_in(notes: dict[str, Any] | None) -> dict[int, tuple[int, int]]:
+    """seat -> (decisions a stand-in made, all the seat's decisions) for each seat a
+    stand-in played for more than half of its decisions, from a finished game's result
+    notes (``standin`` and ``decisions``, written by ``standins.on_finish``). A game
+    finished before the notes counted every decision has none."""
+    notes = notes or {}
+    made = notes.get("standin") or {}
+    decisions = notes.get("decisions") or {}
+    out: dict[int, tuple[int, int]] = {}
+    for seat, n in made.items():
+        total = int(decisions.get(seat, 0))
+        if total and 2 * int(n) > total:
+            out[int(seat)] = (int(n), total)
+    return out
+
+
+def standin_words(made: int, total: int) -> str:
+    """Why a seat is unrated for its person, in words."""
+    return f"a stand-in made {made} of the seat's {total} decisions (more than half)"
+
+
 def unrated_reason(game: Game) -> str | None:
     """Why `game` does not move ratings (None: it does): the tutorial, or no other
-    person at the table (bots and stand-ins are not evidence of a person's strength)."""
+    person at the table (bots and stand-ins are not evidence of a person's strength):
+    a seat a stand-in played for most of its decisions counts as a bot's."""
     if (game.options or {}).get("tutorial") or game.scenario == "tutorial":
         return "the tutorial"
     people = {s.user_id for s in game.seats if s.user_id is not None}
     if len(people) < 2:
         return "no other person at the table"
+    stood = stood_in(game.result_notes)
+    played = {s.user_id for s in game.seats if s.user_id is not None and s.index not in stood}
+    if len(played) < 2:
+        return "fewer than two people played their own seats (stand-ins made most decisions)"
     return None
 
 
@@ -112,12 +145,23 @@ def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
     """Update the rating of every person seated in finished `game` from its ranking.
     Returns user id -> (rating before, rating after). Idempotent: a game is rated once
     (its ``result_notes`` keep ``rated``). A game `unrated_reason` names changes no
-    rating: its notes keep ``unrated`` (the reason) instead."""
+    rating: its notes keep ``unrated`` (the reason) instead. A seat a stand-in played
+    for most of its decisions (``stood_in``) is left out for its person (the notes'
+    ``standin_unrated`` say why) and enters the others' update as the stand-in bot."""
     outcome = game.outcome or {}
     notes = dict(game.result_notes or {})
     ranking = [int(s) for s in outcome.get("ranking") or []]
     if game.status != "finished" or not ranking or "rated" in notes or "unrated" in notes:
         return {}
+    by_index = {s.index: s for s in game.seats}
+    stood = stood_in(notes)
+    unrated_people = {
+        str(by_index[i].user_id): standin_words(*stood[i])
+        for i in stood
+        if i in by_index and by_index[i].user_id is not None
+    }
+    if unrated_people:
+        notes["standin_unrated"] = unrated_people
     reason = unrated_reason(game)
     if reason is not None:
         notes["unrated"] = reason
@@ -125,19 +169,19 @@ def rate_game(db: Session, game: Game) -> dict[int, tuple[int, int]]:
         db.flush()
         return {}
     model = PlackettLuce(mu=MU, sigma=SIGMA)
-    by_index = {s.index: s for s in game.seats}
     teams: list[list[Any]] = []
     people: list[tuple[int, PlayerStats] | None] = []
     for index in ranking:
         seat = by_index.get(index)
         if seat is None:
             continue
-        if seat.user_id is not None:
+        if seat.user_id is not None and index not in stood:
             stats = stats_for(db, seat.user_id, lock=True)
             teams.append([model.rating(mu=stats.mu, sigma=stats.sigma)])
             people.append((seat.user_id, stats))
         else:
-            teams.append([model.rating(mu=BOT_MU.get(seat.bot_level or "", MU), sigma=BOT_SIGMA)])
+            level = STANDIN_LEVEL if seat.user_id is not None else seat.bot_level or ""
+            teams.append([model.rating(mu=BOT_MU.get(level, MU), sigma=BOT_SIGMA)])
             people.append(None)
     if not any(people):
         return {}
@@ -232,6 +276,8 @@ def game_line(game: Game, user_id: int) -> dict[str, Any]:
     change = (notes.get("rated") or {}).get(str(user_id))
     # a game rated before the tutorial and bot-only games were unrated stays rated
     unrated = None if "rated" in notes else notes.get("unrated") or unrated_reason(game)
+    # her seat, played by a stand-in for most of its decisions, is unrated for her alone
+    unrated = (notes.get("standin_unrated") or {}).get(str(user_id)) or unrated
     standin = int((notes.get("standin") or {}).get(str(seat.index), 0))
     return {
         "id": game.id,

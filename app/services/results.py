@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.engine.scoring import as_points
-from app.services import gamelog, lobby
+from app.services import gamelog, lobby, ratings
 from app.services.errors import Conflict, Forbidden
 from app.store.models import Game
 
@@ -34,7 +34,8 @@ COLUMNS: list[dict[str, str]] = [
         "label": "Victory level",
         "rule": "26.2",
         "text": "A handicap per power, set because the empires start unequal: a strong "
-        "start carries a higher level.",
+        "start carries a higher level, taken off its VP; a weak one a level below zero, "
+        "which adds to its VP (−11: 11 more).",
     },
     {
         "key": "standing",
@@ -51,6 +52,16 @@ COLUMNS: list[dict[str, str]] = [
         "the lower seat.",
     },
 ]
+
+#: the rating column, in a game with two people or more (issue 40)
+RATING_COLUMN = {
+    "key": "rating",
+    "label": "Rating",
+    "rule": "",
+    "text": "Each person's rating before and after this game (openskill, every finished game "
+    "between people). A seat a stand-in played for more than half of its decisions is "
+    "unrated for its person and counts as a Standard bot's seat in the others' ratings.",
+}
 
 #: 26.3's bands, for the line that says what the solitaire rating measures
 SOLITAIRE = {
@@ -73,6 +84,30 @@ def _seat_name(game: Game, index: int) -> tuple[str, str]:
         return power, seat.user.username
     level = lobby.bot_labels().get(seat.bot_level or "", seat.bot_level or "")
     return power, f"{level} bot" if level else "bot"
+
+
+def signed(value: float) -> str:
+    """A number as it is printed: a true minus sign, a half point as ½ ("−11", "6½")."""
+    whole = int(value)
+    text = str(abs(whole)) if value == whole else f"{abs(whole) or ''}½"
+    return ("−" if value < 0 else "") + text
+
+
+def level_sum(vp: int, level: float) -> str:
+    """ "16 VP plus 11 for a victory level of −11": the sum a standing is (26.2)."""
+    if level < 0:
+        return f"{vp} VP plus {signed(-level)} for a victory level of {signed(level)}"
+    if level == 0:
+        return f"{vp} VP at a victory level of 0"
+    return f"{vp} VP less a victory level of {signed(level)}"
+
+
+def level_words(vp: int, level: float, standing: float) -> str:
+    """How a standing comes from the VP and the victory level (26.2), in words: a level
+    below zero is added to the VP (the power starts weak), which a bare "−11" does not
+    say."""
+    why = ": a level below zero is added, as this power starts weak" if level < 0 else ""
+    return f"{level_sum(vp, level)}{why}; standing {signed(standing)}"
 
 
 def _edge(above: dict[str, Any], row: dict[str, Any]) -> str:
@@ -110,6 +145,10 @@ def result_table(game: Game, state: dict[str, Any]) -> dict[str, Any]:
     ranking = [int(s) for s in outcome.get("ranking") or []]
     scores = outcome.get("scores") or {}
     bands = outcome.get("solitaire_rating") or {}
+    people = {s.user_id for s in game.seats if s.user_id is not None}
+    # 26.3's growth is a measure for one person playing bots: at a table of people the
+    # ranking says who did well, and a winner told "Poor" is only confused
+    solo = len(people) <= 1
     owned: dict[int, int] = {}
     for area in state["areas"].values():
         if area.get("owner") is not None:
@@ -133,9 +172,12 @@ def result_table(game: Game, state: dict[str, Any]) -> dict[str, Any]:
                 "areas_owned": owned.get(seat, 0),
                 "talents": int(player.get("talents", 0)),
                 "gain": total - int(player.get("start_score", 0)),
-                "solitaire": bands.get(str(seat)),
+                "solitaire": bands.get(str(seat)) if solo else None,
             }
         )
+        level, standing = rows[-1]["level"], rows[-1]["standing"]
+        rows[-1]["level_words"] = level_words(total, level, standing)
+        rows[-1].update(_rating(game, seat))
     for i, row in enumerate(rows):
         tied = [r for r in rows if r is not row and r["standing"] == row["standing"]]
         row["tiebreak"] = tiebreak_words(row["areas_owned"], row["talents"]) if tied else None
@@ -148,10 +190,56 @@ def result_table(game: Game, state: dict[str, Any]) -> dict[str, Any]:
         "game_id": game.id,
         "winner": rows[0]["seat"] if rows else None,
         "rows": rows,
-        "columns": COLUMNS,
-        "solitaire": SOLITAIRE,
+        "columns": COLUMNS + ([RATING_COLUMN] if not solo else []),
+        "solitaire": SOLITAIRE if solo else None,
         "headline": _headline(rows),
+        "rating_note": _rating_note(game, solo),
     }
+
+
+def _rating(game: Game, index: int) -> dict[str, Any]:
+    """Seat `index`'s part in the ratings: ``rating`` (before, after, change) when it
+    moved its person's rating; ``unrated`` (why not) for a person's seat that did not;
+    ``stood_in`` (the stand-in's decisions, all decisions) when a stand-in played it for
+    more than half of its decisions (ratings.stood_in). A bot's seat has none."""
+    seat = next((s for s in game.seats if s.index == index), None)
+    out: dict[str, Any] = {"rating": None, "unrated": None, "stood_in": None}
+    if seat is None or seat.user_id is None:
+        return out
+    notes = game.result_notes or {}
+    stood = ratings.stood_in(notes).get(index)
+    if stood is not None:
+        out["stood_in"] = {"standin": stood[0], "decisions": stood[1]}
+    moved = (notes.get("rated") or {}).get(str(seat.user_id))
+    if moved:
+        before, after = int(moved[0]), int(moved[1])
+        out["rating"] = {"before": before, "after": after, "change": after - before}
+        return out
+    out["unrated"] = (
+        (notes.get("standin_unrated") or {}).get(str(seat.user_id))
+        or notes.get("unrated")
+        or ratings.unrated_reason(game)
+        or "not rated yet"
+    )
+    return out
+
+
+def _rating_note(game: Game, solo: bool) -> str:
+    """One line under the table: whether the game moved ratings, and why not."""
+    notes = game.result_notes or {}
+    reason = notes.get("unrated")
+    if reason:
+        return f"This game is unrated: {reason}."
+    if solo:
+        return "This game is unrated: no other person at the table."
+    stood = ratings.stood_in(notes)
+    if not stood:
+        return "This game is rated: each person's rating change is in the Rating column."
+    names = ", ".join(_seat_name(game, i)[1] or _seat_name(game, i)[0] for i in sorted(stood))
+    return (
+        f"This game is rated, but not for {names}: a stand-in made more than half of "
+        "the seat's decisions, so it counted as a Standard bot's seat in the others' ratings."
+    )
 
 
 def _headline(rows: list[dict[str, Any]]) -> str:
@@ -165,9 +253,9 @@ def _headline(rows: list[dict[str, Any]]) -> str:
     edge = _edge(first, second)
     if edge == "standing":
         return (
-            f"{first['power']} wins with the highest standing, {first['standing']} "
-            f"({first['vp']} VP less a victory level of {first['level']}); "
-            f"{second['power']} comes next with {second['standing']}."
+            f"{first['power']} wins with the highest standing, {signed(first['standing'])} "
+            f"({level_sum(first['vp'], first['level'])}); "
+            f"{second['power']} comes next with {signed(second['standing'])}."
         )
     both = f"{first['power']} and {second['power']} both stand at {first['standing']}"
     if edge == "areas_owned":

@@ -142,12 +142,29 @@ def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]
 
 def on_finish(db: Session, game: Game) -> None:
     """Called once when a game has just finished: its result notes record the stand-in
-    decisions per seat and every bot seat's temperament, then the players' ratings move
-    (app/services/ratings.py). The engine's `outcome` is left as the engine made it."""
+    decisions per seat, every person's seat's decisions in all, and every bot seat's
+    temperament, then the players' ratings move (app/services/ratings.py: a seat a
+    stand-in played for more than half of its decisions is unrated for its person). The
+    engine's `outcome` is left as the engine made it."""
     notes = dict(game.result_notes or {})
     if "standin" not in notes:
-        notes["standin"] = {str(k): v for k, v in counts(db, game.id).items()}
-        notes["defaulted"] = {str(k): v for k, v in counts(db, game.id, "deadline").items()}
+#: the sources of a person's seat's decisions (actions.source): hers ("player", "forced",
+#: "order": her click, her only choice, her standing orders), the stand-in's, and the
+#: defaults played when her time ran out
+DECISIONS = ("player", "forced", "order", "standin", "deadline")
+
+
+        made = {source: counts(db, game.id, source) for source in DECISIONS}
+        notes["standin"] = {str(k): v for k, v in made["standin"].items()}
+        notes["defaulted"] = {str(k): v for k, v in made["deadline"].items()}
+        # Every decision of each person's seat, whoever made it: a seat whose stand-in
+        # made more than half is unrated for its person (ratings.stood_in, issue 40).
+        people = {s.index for s in game.seats if s.user_id is not None}
+        notes["decisions"] = {
+            str(i): n
+            for i in sorted(people)
+            if (n := sum(made[source].get(i, 0) for source in DECISIONS))
+        }
         # Each bot seat's temperament (app/bots/temperament.py), kept from the table
         # while the game ran, shown on its result.
         notes["temperaments"] = {

@@ -54,31 +54,77 @@ function vpTitle(parts) {
   return Object.entries(parts || {}).map(([k, v]) => `${k} ${v}`).join(" · ");
 }
 
+/** A number as the server prints it: a true minus sign, a half point as ½. */
+function points(n) {
+  const v = Number(n);
+  const whole = Math.trunc(v);
+  const text = v === whole ? String(Math.abs(whole)) : `${Math.abs(whole) || ""}½`;
+  return (v < 0 ? "−" : "") + text;
+}
+
+/** The victory level's cell: a level below zero says in words that it is added. */
+function levelCell(r, label) {
+  const negative = Number(r.level) < 0;
+  return el("td", { class: `num level${negative ? " negative" : ""}`, "data-label": label, title: r.level_words },
+    points(r.level),
+    negative ? el("span", { class: "cell-note" }, `below zero: +${points(-Number(r.level))} VP`) : null);
+}
+
+/** The rating cell: the change and the rating after it, or why the seat is unrated. */
+function ratingCell(r, label) {
+  if (r.rating) {
+    const change = r.rating.change;
+    return el("td", { class: `num rating ${change > 0 ? "up" : change < 0 ? "down" : ""}`.trim(), "data-label": label,
+      title: `Rating ${r.rating.before} before this game, ${r.rating.after} after` },
+    change > 0 ? `+${change}` : change < 0 ? `−${-change}` : "±0",
+    el("span", { class: "cell-note" }, `${r.rating.before} → ${r.rating.after}`));
+  }
+  if (r.unrated) {
+    return el("td", { class: "rating unrated", "data-label": label, title: r.unrated }, "unrated",
+      r.stood_in ? el("span", { class: "cell-note" }, "stand-in seat") : null);
+  }
+  return el("td", { class: "rating bot", "data-label": label }, "bot");
+}
+
+/** Under the power: a stand-in that played most of the seat, and what that did to ratings. */
+function stoodInNote(r) {
+  if (!r.stood_in) return null;
+  const { standin, decisions } = r.stood_in;
+  return el("span", { class: "result-standin stood-in" },
+    ` A stand-in made ${standin} of its ${decisions} decisions: unrated for ${r.player || "its person"}, a bot's seat in the others' ratings.`);
+}
+
 function drawTable(node, t, ctx, state) {
   node.classList.add("result");
   const cols = Object.fromEntries(t.columns.map((c) => [c.key, c]));
   const mine = state.seat;
+  const rated = Boolean(cols.rating);
   const rows = t.rows.map((r) => el("tr", { "data-seat": String(r.seat), class: r.seat === mine ? "me" : null },
-    el("td", { class: "num place" }, String(r.place)),
-    el("th", { scope: "row" }, r.power, r.player ? el("span", { class: "who" }, ` (${r.player})`) : null,
-      standinNote(state.result_notes, r.seat), temperamentNote(state.result_notes, r.seat)),
-    el("td", { class: "num", title: vpTitle(r.vp_parts) }, String(r.vp)),
-    el("td", { class: "num" }, String(r.level)),
-    el("td", { class: "num standing" }, String(r.standing)),
-    el("td", { class: "tiebreak" }, r.tiebreak || "—"),
-    el("td", { class: "why hint" }, r.why)));
+    el("td", { class: "num place", "data-label": "#" }, String(r.place)),
+    el("th", { scope: "row", class: "power" }, r.power, r.player ? el("span", { class: "who" }, ` (${r.player})`) : null,
+      r.stood_in ? null : standinNote(state.result_notes, r.seat), temperamentNote(state.result_notes, r.seat),
+      stoodInNote(r)),
+    el("td", { class: "num vp", title: vpTitle(r.vp_parts), "data-label": cols.vp.label }, String(r.vp)),
+    levelCell(r, cols.level.label),
+    el("td", { class: "num standing", "data-label": cols.standing.label }, points(r.standing)),
+    el("td", { class: `tiebreak${r.tiebreak ? "" : " none"}`, "data-label": cols.tiebreak.label }, r.tiebreak || "—"),
+    rated ? ratingCell(r, cols.rating.label) : null,
+    el("td", { class: "why hint", "data-label": "Why" }, r.why,
+      Number(r.level) < 0 ? el("span", { class: "level-words" }, ` (${r.level_words}.)`) : null)));
   const legend = el("dl", { class: "result-legend" }, t.columns.map((c) => [
-    el("dt", {}, c.label), el("dd", {}, c.text, " ", ruleLink(c.rule))]));
-  const bands = t.rows.filter((r) => r.solitaire).map((r) =>
-    `${r.power} ${r.gain > 0 ? "+" : ""}${r.gain} VP (${r.solitaire})`);
+    el("dt", {}, c.label), el("dd", {}, c.text, c.rule ? [" ", ruleLink(c.rule)] : null)]));
+  const bands = t.solitaire ? t.rows.filter((r) => r.solitaire).map((r) =>
+    `${r.power} ${r.gain > 0 ? "+" : ""}${r.gain} VP (${r.solitaire})`) : [];
   return fill(node,
     el("h3", {}, t.rows.length ? `${t.rows[0].power} wins` : "The game is over"),
     el("p", { class: "headline" }, t.headline, " ", ruleLink("26.2")),
     el("table", { class: "result-table" },
       el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "#"), el("th", { scope: "col" }, "Power"),
         columnHead(cols.vp), columnHead(cols.level), columnHead(cols.standing), columnHead(cols.tiebreak),
+        rated ? columnHead(cols.rating) : null,
         el("th", { scope: "col" }, "Why this place"))),
       el("tbody", {}, rows)),
+    t.rating_note ? el("p", { class: "rating-note" }, t.rating_note) : null,
     legend,
     bands.length ? el("p", { class: "solitaire hint" }, el("strong", {}, "Growth since the start: "),
       bands.join(" · "), ". ", t.solitaire.text, " ", ruleLink(t.solitaire.rule)) : null);
