@@ -26,6 +26,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from app.bots.answers import with_reason
 from app.bots.heuristic import choose_heuristic, choose_novice
 from app.bots.levels import ALL_LEVELS, canonical
 from app.bots.random_bot import choose_random
@@ -58,8 +59,10 @@ def choose_action(
 ) -> Action:
     """Pick one of ``legal`` for the seat whose ``view`` this is.
 
-    Returns an element of ``legal`` (the very same dict), or a concrete offer
-    fitting a listed offer template (``engine.offer_fits``, rules 20.14). Raises
+    Returns an element of ``legal`` (the very same dict), a concrete offer
+    fitting a listed offer template (``engine.offer_fits``, rules 20.14), or a listed
+    refusal of an offer with the bot's reason added (``answers.with_reason``: every
+    level but ``random`` says why it refuses, 20.14). Raises
     ``ValueError`` when ``legal`` is empty: a bot is only asked when its seat is
     prompted, and the engine lists at least one action for a prompted seat.
     ``state`` (the whole game state) is used by ``strong`` only, and only through
@@ -71,6 +74,21 @@ def choose_action(
     level = canonical(level)
     if level == "random":
         return choose_random(legal, rng)
+    action = _choose(level, view, legal, rng, explain, state, budget, temperament)
+    return with_reason(view, action, temperament if level != "novice" else None)
+
+
+def _choose(
+    level: str,
+    view: dict[str, Any],
+    legal: list[Action],
+    rng: random.Random,
+    explain: Explain | None,
+    state: dict[str, Any] | None,
+    budget: Any,
+    temperament: str | None,
+) -> Action:
+    """`choose_action` for the levels that judge (all but ``random``)."""
     if level == "standard":
         return choose_heuristic(view, legal, rng, explain, temperament)
     if level == "silent":

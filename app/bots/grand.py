@@ -284,6 +284,19 @@ class Grand:
             if sized is not None and (best is None or sized[1] > best[1]):
                 best = (sized[0], sized[1])
         if best is None:
+            # Nothing near the offer trades: answer with the bundle we would offer
+            # this power ourselves (issue 40: a counter whenever a sized one exists,
+            # a person's lopsided offer included, rather than a bare refusal).
+            for g, r, t, n in bundles.candidates(self, other, tpl):
+                sized = bundles.size(self, other, tpl, g, r, t, n)
+                if sized is None:
+                    continue
+                mine = sized[1]
+                if bundles.lasting(sized[0]["give"], sized[0]["get"], sized[0]["terms"]):
+                    mine *= min(1.0, self.pol.trust.of(other))
+                if mine > 0 and (best is None or mine > best[1]):
+                    best = (sized[0], mine)
+        if best is None:
             return listed, -1.0
         offer, mine = best
         if taken is not None and mine - taken < 0.5:

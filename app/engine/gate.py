@@ -23,6 +23,8 @@ from app.engine.diplomacy_phase import h_diplo
 from app.engine.endeavours import base_cost, kinds_for
 from app.engine.errors import IllegalAction
 from app.engine.grand_actions import (
+    MAX_REASON,
+    answer_reason,
     h_answer_offer,
     h_cancel,
     h_offer,
@@ -239,6 +241,19 @@ def check(state: State, seat: int, action: Any) -> dict[str, Any]:
     legal = legal_actions(state, seat)
     if act["type"] == "offer":
         return check_offer(state, seat, act, legal)
+    if act["type"] == "answer_offer" and "reason" in act:  # 20.14: a refusal's reason
+        try:
+            answer_reason(act)
+        except ValueError:
+            raise IllegalAction(
+                "A reason goes with a refusal only, in one line of at most "
+                f"{MAX_REASON} characters (20.14).",
+                "bad_reason",
+            ) from None
+        listed = {k: v for k, v in act.items() if k != "reason"}
+        if listed not in legal:
+            raise diagnose(state, seat, listed)
+        return act
     key = json.dumps(act, sort_keys=True)  # type-exact: True is not 1
     if not any(a == act and json.dumps(a, sort_keys=True) == key for a in legal):
         raise diagnose(state, seat, act)

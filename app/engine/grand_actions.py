@@ -70,6 +70,7 @@ def _place(
             f"{name(state, seat)} refuses {name(state, other)}'s offer and counters.",
             "20.15",
             "agreement",
+            data={"from": old["from"], "to": seat, "answer": "counter"},
         )
     else:
         depth, origin = 0, seat
@@ -146,13 +147,48 @@ def h_answer_offer(
             else f"{name(state, seat)} refuses {name(state, off['from'])}'s offer.",
             "20.3" if cancel else "20.14",
             "agreement",
-            data={"from": off["from"], "to": seat},
+            data={"from": off["from"], "to": seat, "answer": "refuse"},
         )
+        reason = action.get("reason")
+        if reason:  # 20.14: the reason is the two parties' alone, as the bundle is
+            emit(
+                state,
+                events,
+                f"{name(state, seat)} to {name(state, off['from'])}: {reason}",
+                "20.3" if cancel else "20.14",
+                "offer",
+                to=[off["from"], seat],
+                data={"from": off["from"], "to": seat, "answer": "refuse", "reason": reason},
+            )
         return
     if cancel:
         cancel_by_consent(state, off["agreement"], events)
     else:
         carry_out(state, off, events)
+
+
+#: the longest reason a refusal may give (20.14): one line
+MAX_REASON = 200
+
+
+def answer_reason(action: dict[str, Any]) -> str | None:
+    """20.14: a refusal may give its reason: one line of at most `MAX_REASON`
+    characters, with no control characters. The reason of a valid refusal (None when it
+    gives none); ValueError for a reason that is not one line of text, or that goes with
+    anything but a refusal (an acceptance says all it needs by being carried out)."""
+    if "reason" not in action:
+        return None
+    reason = action["reason"]
+    if action.get("answer") != "refuse":
+        raise ValueError("only a refusal gives a reason")
+    if (
+        not isinstance(reason, str)
+        or not reason.strip()
+        or len(reason) > MAX_REASON
+        or any(ord(c) < 32 or ord(c) == 127 for c in reason)
+    ):
+        raise ValueError("a reason is one line of text")
+    return reason
 
 
 def cancel_by_consent(state: State, agreement: int, events: list[dict[str, Any]]) -> None:

@@ -476,6 +476,11 @@ def bot_turn(game: GameRow, state: dict[str, Any]) -> SeatRow | None:
     return None
 
 
+#: what a stand-in says when it refuses an offer made to the absent person (20.14):
+#: it refuses every one (``standins.caretaker``), whatever the bot would have thought
+CARETAKER_REASON = "a stand-in keeps this seat for its absent player and signs nothing in her name."
+
+
 def bot_action(game: GameRow, state: dict[str, Any], seat: SeatRow) -> dict[str, Any]:
     """The bot's answer to `seat`'s prompt (may think: call it off the event loop).
     Deterministic per game and step, so a game with bots can be replayed."""
@@ -494,6 +499,8 @@ def bot_action(game: GameRow, state: dict[str, Any], seat: SeatRow) -> dict[str,
         state=state,  # the strong level searches from it (app/bots/strong.py)
         temperament=temperament_for(game.seed, seat.index),  # shown once the game is over
     )
+    if not seat.bot_level and action.get("answer") == "refuse" and "reason" in action:
+        action = {**action, "reason": CARETAKER_REASON}  # 20.14: its real reason
     try:
         engine.check(state, seat.index, action)
     except engine.IllegalAction:  # a bot bug must not stall

@@ -59,5 +59,7 @@ def test_a_standin_refuses_an_offer_a_bot_seat_would_weigh() -> None:
     assert weighed.get("answer") == "accept" or weighed["type"] == "offer", weighed
     engine.check(state, index, weighed)
     action = moves.bot_action(game, state, standin)
-    assert action == refuse
+    # Issue 40: a refusal says why (20.14); the stand-in's reason is its own, not the bot's.
+    assert {k: v for k, v in action.items() if k != "reason"} == refuse
+    assert action["reason"] == moves.CARETAKER_REASON
     engine.check(state, index, action)  # and it is legal (20.14)

@@ -90,6 +90,39 @@ def test_a_bot_counters_an_offer_with_an_area_in_it(browser: Any, live_server: A
         assert geo().areas[area]["name"] in text, text
         assert f"{talents} talents" in text, text
         box.screenshot(path=str(artifact("bot-counter-offer.png")))
+        # The answer is a notice in the page, not only a chronicle line (issue 40).
+        notice = page.locator("#offer-answer")
+        notice.wait_for(state="visible")
+        assert "turns your offer round" in notice.inner_text(), notice.inner_text()
+        page.screenshot(path=str(artifact("bot-counter-offer-page.png")))
+
+        # Counter the counter (20.15: the last word) asking the area for nothing: the bot
+        # can only accept or refuse, and its refusal says what it would need.
+        box.locator('button[data-control="counter-offer"]').click()
+        dialog.wait_for(state="visible")
+        for side in ("give", "get"):
+            dialog.locator(f'input[data-field="{side}.talents"]').fill("0")
+        send = dialog.locator('button[data-control="send-offer"]')
+        send.click()
+        deadline = time.monotonic() + 30
+        while True:
+            data = person.api_view(game_id)
+            if not (data["view"].get("me") or {}).get("offer") and not any(
+                p.get("request") == "offer" for p in data["view"].get("prompts") or []
+            ):
+                break
+            assert time.monotonic() < deadline, "the bot never answered the counter-counter"
+            time.sleep(0.2)
+        wait_js(page, "document.querySelector('#offer-answer')?.dataset.answer === 'refuse'")
+        text = notice.inner_text()
+        assert "refuses your offer: " in text, text
+        assert re.search(r"it would need \d+ talents? more|does not deal with", text), text
+        page.screenshot(path=str(artifact("bot-refusal-reason.png")))
+        # The reason is the two parties' alone: it reads in the person's chronicle too.
+        assert (
+            text.split("refuses your offer: ", 1)[1].rstrip("×").strip()
+            in page.locator("#log-list").inner_text()
+        )
         assert not person.errors, person.errors
     finally:
         person.context.close()

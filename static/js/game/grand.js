@@ -190,6 +190,11 @@ export class GrandDiplomacy {
       this.draft.get = { ...EMPTY(), ...answering.give, areas: [...(answering.give.areas || [])], claims: [...(answering.give.claims || [])] };
       this.draft.terms = (answering.terms || []).filter((t) => tpl.template.terms.includes(t));
       this.draft.turns = answering.turns || 0;
+      for (const field of ["talents", "per_turn"]) { // one way: the net (issue 40)
+        const net = (Number(this.draft.give[field]) || 0) - (Number(this.draft.get[field]) || 0);
+        this.draft.give[field] = Math.max(0, net);
+        this.draft.get[field] = Math.max(0, -net);
+      }
       this.clamp();
     }
     this.drawDialog();
@@ -213,9 +218,20 @@ export class GrandDiplomacy {
 
   sideBox(side, title, lim) {
     const d = this.draft[side];
+    // Talents and tribute go one way (issue 40): giving 6 and asking 2 is giving 4, so a
+    // number on one side clears the other side's.
+    const other = side === "give" ? "get" : "give";
     const number = (field, label, max) => el("label", { class: "offer-field" }, `${label} (0–${max}) `,
       el("input", { type: "number", min: "0", max: String(max), step: "1", value: String(d[field]), "data-field": `${side}.${field}`,
-        oninput: (e) => { d[field] = Number(e.target.value) || 0; this.changed(); } }));
+        oninput: (e) => {
+          d[field] = Number(e.target.value) || 0;
+          if (d[field] > 0 && this.draft[other][field]) {
+            this.draft[other][field] = 0;
+            const twin = this.dialog?.querySelector(`input[data-field="${other}.${field}"]`);
+            if (twin) twin.value = "0";
+          }
+          this.changed();
+        } }));
     const checks = (field, ids, label) => ids.length ? el("fieldset", { class: "offer-list" }, el("legend", {}, label),
       ids.map((id) => el("label", { class: "offer-check" }, el("input", { type: "checkbox", "data-field": `${side}.${field}`, value: id,
         checked: d[field].includes(id), onchange: (e) => {
@@ -227,8 +243,9 @@ export class GrandDiplomacy {
       number("per_turn", "Tribute each game turn", lim.per_turn),
       checks("areas", lim.areas, "Areas"),
       checks("claims", lim.claims, "Claims"),
-      lim.votes ? el("label", { class: "offer-check" }, el("input", { type: "checkbox", "data-field": `${side}.votes`, checked: d.votes,
-        onchange: (e) => { d.votes = e.target.checked; this.changed(); } }), " Votes in parleys (pledged for the duration)") : null);
+      lim.votes ? el("fieldset", { class: "offer-votes" }, el("legend", {}, "Votes"),
+        el("label", { class: "offer-check" }, el("input", { type: "checkbox", "data-field": `${side}.votes`, checked: d.votes,
+          onchange: (e) => { d.votes = e.target.checked; this.changed(); } }), " Votes in parleys (pledged for the duration)")) : null);
   }
 
   drawDialog() {
@@ -255,9 +272,10 @@ export class GrandDiplomacy {
           this.templates.map((x) => el("option", { value: x.power, selected: x.power === this.tpl.power }, this.ctx.powerName(x.power)))))
         : el("p", {}, `To ${other}`),
       el("div", { class: "offer-sides" }, this.sideBox("give", "You give", t.give), this.sideBox("get", `${other} gives you`, t.get)),
+      el("p", { class: "offer-hint" }, "Talents go one way: a number on one side clears the other's."),
       terms, this.turnsNode,
       el("h3", {}, "The bundle"), this.previewNode,
-      el("div", { class: "choice-group" }, this.sendNode,
+      el("div", { class: "choice-group offer-actions" }, this.sendNode,
         el("button", { type: "button", class: "btn ghost", "data-control": "cancel-offer", onclick: () => dlg.close() }, "Cancel")));
     this.changed();
   }

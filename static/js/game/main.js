@@ -24,6 +24,7 @@ import { Chronicle, Chat } from "./chronicle.js";
 import { PageControls } from "./controls.js";
 import { Clock } from "./clock.js";
 import { CatchUp } from "./catchup.js";
+import { OfferAnswers } from "./answers.js";
 import { TableBar } from "./table.js";
 import { renderAgreements } from "./grand.js";
 import { renderRulers, renderMine, renderMarket, renderCounters, renderScores, renderRelations, renderStatus, renderMyAreas } from "./panels.js";
@@ -57,6 +58,7 @@ class GamePage {
       orders: this.$("orders-link"), over: this.$("game-over") }, this);
     this.clock = new Clock(this.$("clock-warning"));
     this.catchup = new CatchUp(this.$("catchup"), this);
+    this.answers = new OfferAnswers(this.$("offer-answer"), this); // 20.14-20.15
     this.table = new TableBar({ bar: this.$("table-bar"), absent: this.$("absent") }, this);
     this.tutor = null;
     if (meta.scenario === "tutorial" && !meta.replay && this.$("coach")) {
@@ -155,6 +157,7 @@ class GamePage {
       const first = await this.api.view();
       await this.catchUpEvents();
       this.setState(first);
+      this.answers.start(Math.max(this.chronicle.lastSeq || 0, Number(first.last_seq) || 0));
     } catch (err) {
       this.notice(err.message, "error");
     }
@@ -231,6 +234,7 @@ class GamePage {
   receive(payload) {
     if (!payload) return;
     if (payload.events) this.chronicle.add(payload.events);
+    if (payload.events) this.answers.see(payload.events);
     if (payload.view || payload.legal_actions) {
       if (!this.state || payload.version === undefined || payload.version >= (this.state.version ?? -1)) {
         this.setState({ ...(this.state || {}), ...payload });
@@ -245,6 +249,7 @@ class GamePage {
     try {
       const data = await this.api.events(this.chronicle.lastSeq || 0);
       this.chronicle.add(data?.events || []);
+      this.answers?.see(data?.events || []);
     } catch {
       /* the log is a convenience; the board is what matters */
     }
@@ -278,6 +283,7 @@ class GamePage {
     this.chronicle.seated(payload.seat !== null && payload.seat !== undefined);
     if (payload.events) this.chronicle.add(payload.events);
     else if (payload.view?.log) this.chronicle.add(payload.view.log);
+    this.answers?.see(payload.events || payload.view?.log || []);
     const view = payload.view || {};
     this.$("decide-h").textContent = view.over ? "The result"
       : payload.seat === null || payload.seat === undefined || this.meta.replay ? "At the table" : "Your decision";
