@@ -10,8 +10,12 @@ hello) and holds the fields of the version the hub pushed it last gets only what
   `start` give way to `items` (a card drawn from a 20-card deck is one op, not the deck);
 - ``[path, packed, "actions"]`` sets the list of actions `packed` stands for
   (``pack_actions``: a seat's hundred endeavours are one small trie);
-- ``[path, null, "prompts"]`` sets the top-level ``prompts`` without their deadlines
-  (the view's copy of the prompts is never sent twice).
+- ``[path, {key: value, …}, "merge"]`` sets those keys of the object at `path`;
+- ``[["prompts"], prompts, "prompts"]`` says the prompts once, without deadlines: the
+  view's ``prompts`` are them, the top-level ones them each with its seat's deadline
+  from ``clock.seats`` (never the prompts twice, nor a deadline twice).
+
+The message's own ``version`` is the fields' (no op says it again).
 
 A path names an object's key by its string and a list's item by its index.
 
@@ -28,7 +32,6 @@ the key order of a fresh one.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import orjson
@@ -123,20 +126,39 @@ def diff(path: list[bytes], was: Print, now: Print, node: Node) -> list[bytes]:
     if was == now:
         return []
     if type(node) is dict and type(was) is dict and tuple(was) == tuple(node):
-        out: list[bytes] = []
-        for k, v in node.items():
-            if was[k] != now[k]:
-                out += diff([*path, key(k)], was[k], now[k], v)
-        return out
+        return _members(path, was, now, node, ())
     if type(node) is list and type(was) is list:
         if len(was) == len(node):
-            out = []
+            out: list[bytes] = []
             for i, item in enumerate(node):
                 if was[i] != now[i]:
                     out += diff([*path, str(i).encode()], was[i], now[i], item)
             return out
         return [_splice(path, was, now, node)]
     return [_op(path, assemble(node))]
+
+
+def _members(
+    path: list[bytes], was: Print, now: Print, node: Leaves, skip: tuple[Any, ...]
+) -> list[bytes]:
+    """The ops for the changed keys of an object whose keys did not change (but for
+    those in `skip`): the keys set whole go in one merge op when there are several (a
+    player's talents, draw count and hand: one path, not three), the others deeper."""
+    out: list[bytes] = []
+    whole: list[tuple[bytes, bytes]] = []
+    for k, v in node.items():
+        if was[k] == now[k] or k in skip:
+            continue
+        if type(v) is bytes or type(was[k]) is not type(now[k]):
+            whole.append((key(k), assemble(v)))
+        else:
+            out += diff([*path, key(k)], was[k], now[k], v)
+    if len(whole) > 1 and path:
+        merged = b"{" + b",".join([k + b":" + v for k, v in whole]) + b"}"
+        out.append(_op(path, merged, b',"merge"'))
+    else:
+        out += [_op([*path, k], v) for k, v in whole]
+    return out
 
 
 def _splice(path: list[bytes], was: list[Print], now: list[Print], node: list[Node]) -> bytes:
@@ -160,30 +182,24 @@ def ops(
     old: Print | None,
     now: Print,
     new: Leaves,
-    prompts: bool = False,
+    skip: tuple[Any, ...] = (),
     any_order: bool = False,
 ) -> list[bytes] | None:
     """The ops that take a root object printed `old` to the one printed `now` with
-    parts `new`; `path` is the root's own (``[b'"view"']``, or ``[]`` for the fields).
-    With `prompts`, a change of its ``prompts`` is the op that derives them from the
-    top-level ones (``derived``). None when the root's keys changed: it must be sent
-    whole; with `any_order`, only when they changed as a set (the fields of a hello's
-    answer come in another order than an update's, and keep it)."""
+    parts `new`, but for the keys in `skip` (said otherwise: the message's ``version``,
+    the prompts of ``prompts``); `path` is the root's own (``[b'"view"']``, or ``[]``
+    for the fields). None when the root's keys changed: it must be sent whole; with
+    `any_order`, only when they changed as a set (the fields of a hello's answer come in
+    another order than an update's, and keep it)."""
     if old is None or (set(old) != set(now) if any_order else tuple(old) != tuple(now)):
         return None
-    out: list[bytes] = []
-    for k, v in new.items():
-        if old[k] != now[k]:
-            if prompts and k == "prompts":
-                out.append(derived([*path, key(k)]))
-            else:
-                out += diff([*path, key(k)], old[k], now[k], v)
-    return out
+    return _members(path, old, now, new, skip)
 
 
-def derived(path: list[bytes]) -> bytes:
-    """The op that sets `path` to the top-level prompts without their deadlines."""
-    return _op(path, b"null", b',"prompts"')
+def prompts(value: bytes) -> bytes:
+    """The op that says the prompts once (`value`: without their deadlines): the view's
+    ``prompts`` are them, the top-level ones them with each seat's clock deadline."""
+    return _op([b'"prompts"'], value, b',"prompts"')
 
 
 def packed(path: list[bytes], value: bytes) -> bytes:
@@ -198,16 +214,17 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
     """A list of actions as a trie, or None if it is not a list of non-empty objects.
 
     ``{"k": [keys, …], "v": [value, …], "t": [[k, node], …]}``: a run of consecutive
-    actions with the same keys (``k[i]``) is one trie, each level one key, each value
-    its index in ``v`` (each distinct value once: an offer's template is sent once, not
-    per offer). A level is a list of ``[value, child]``, where `value` may be a list of
-    values that share the same child (the targets an endeavour may take with the same
-    talents); the last level is a list of values, where ``[a, b]`` stands for the values
-    ``a`` to ``b`` (talents 0 to 5). Only consecutive actions share a branch, so
-    ``unpack_actions`` gives back the very list, in order, each action's keys in order."""
-    keysets: dict[tuple[Any, ...], int] = {}
-    values: dict[bytes, int] = {}
-    table: list[Any] = []
+    actions with the same keys (``k[k]``) is one trie, each level one key, each value
+    its index in ``v``. Each distinct value is there once; a non-empty object or list is
+    made of other values: in ``v`` it is ``[k, [i, …]]`` (the index of its keys in
+    ``k``, -1 for a list; its items' indices), so the five offers of a turn share their
+    templates' parts. A scalar, ``[]`` and ``{}`` are themselves. A level is a list of ``[value,
+    child]``, where `value` may be a list of values that share the same child (the
+    targets an endeavour may take with the same talents); the last level is a list of
+    values, where ``[a, b]`` stands for the values ``a`` to ``b`` (talents 0 to 5). Only
+    consecutive actions share a branch, so ``unpack_actions`` gives back the very list,
+    in order, each object's keys in order."""
+    packer = _Packer()
     runs: list[list[Any]] = []
     last: tuple[Any, ...] | None = None
     for action in actions:
@@ -215,29 +232,48 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
             return None
         keys = tuple(action)
         if keys != last:
-            index = keysets.setdefault(keys, len(keysets))
-            runs.append([index, []])
+            runs.append([packer.keys(keys), []])
             last = keys
         node = runs[-1][1]
         *inner, final = action.values()
         for value in inner:
-            vi = _index(value, values, table)
+            vi = packer.value(value)
             if not node or node[-1][0] != vi:
                 node.append([vi, []])
             node = node[-1][1]
-        node.append(_index(final, values, table))
-    sizes = [len(k) for k in keysets]
+        node.append(packer.value(final))
+    sizes = [len(k) for k in packer.keysets]
     trie = [[index, _fold(node, sizes[index] - 1)] for index, node in runs]
-    return {"k": [list(k) for k in keysets], "v": table, "t": trie}
+    keysets = [list(k) for k in packer.keysets]
+    return {"k": keysets, "v": packer.table, "t": trie}
 
 
-def _index(value: Any, values: dict[bytes, int], table: list[Any]) -> int:
-    encoded = dumps(value)
-    got = values.get(encoded)
-    if got is None:
-        got = values[encoded] = len(table)
-        table.append(value)
-    return got
+class _Packer:
+    """The tables of one packed list: its key sets and its distinct values."""
+
+    def __init__(self) -> None:
+        self.keysets: dict[tuple[Any, ...], int] = {}
+        self.values: dict[bytes, int] = {}
+        self.table: list[Any] = []  # a value, or [keys' index or -1, items' indices]
+
+    def keys(self, keys: tuple[Any, ...]) -> int:
+        return self.keysets.setdefault(keys, len(self.keysets))
+
+    def value(self, value: Any) -> int:
+        encoded = dumps(value)
+        got = self.values.get(encoded)
+        if got is not None:
+            return got
+        kind = type(value)
+        if kind is dict and value:
+            parts = [self.keys(tuple(value)), [self.value(v) for v in value.values()]]
+        elif kind is list and value:
+            parts = [-1, [self.value(v) for v in value]]
+        else:
+            parts = None
+        got = self.values[encoded] = len(self.table)
+        self.table.append(value if parts is None else parts)
+        return got
 
 
 def _fold(node: list[Any], below: int) -> list[Any]:
@@ -267,28 +303,35 @@ def _fold(node: list[Any], below: int) -> list[Any]:
 
 def unpack_actions(packed: dict[str, Any]) -> list[dict[str, Any]]:
     """The list of actions `pack_actions` packed (live.js's ``unpackActions`` is the
-    same). Each action gets its own copy of a container value."""
+    same). Every object and list in it is its own, shared with no other action."""
     keysets, table = packed["k"], packed["v"]
     out: list[dict[str, Any]] = []
 
-    def walk(keys: list[Any], node: list[Any], prefix: list[Any]) -> None:
+    def value(vi: int) -> Any:
+        got = table[vi]
+        if type(got) is dict or got == []:
+            return type(got)()  # its own, empty
+        if type(got) is not list:
+            return got
+        keys, items = got
+        if keys < 0:
+            return [value(i) for i in items]
+        return dict(zip(keysets[keys], [value(i) for i in items], strict=True))
+
+    def walk(keys: list[Any], node: list[Any], prefix: list[int]) -> None:
         if len(prefix) == len(keys) - 1:
             for item in node:
                 span = range(item[0], item[1] + 1) if type(item) is list else (item,)
                 for vi in span:
-                    out.append(dict(zip(keys, [*prefix, table[vi]], strict=True)))
+                    out.append(dict(zip(keys, [value(i) for i in (*prefix, vi)], strict=True)))
             return
         for head, child in node:
             for vi in head if type(head) is list else (head,):
-                walk(keys, child, [*prefix, table[vi]])
+                walk(keys, child, [*prefix, vi])
 
     for index, node in packed["t"]:
         walk(keysets[index], node, [])
-    return [{k: _own(v) for k, v in action.items()} for action in out]
-
-
-def _own(value: Any) -> Any:
-    return copy.deepcopy(value) if type(value) in (dict, list) else value
+    return out
 
 
 # --------------------------------------------------------------------------- applying
@@ -314,13 +357,20 @@ def apply(fields: dict[str, Any], patch: list[list[Any]]) -> dict[str, Any]:
         last = path[-1]
         if how is None:
             obj[last] = value
+        elif how == "merge":
+            obj[last] = {**obj[last], **value}
+            copied.add(id(obj[last]))
         elif how == "actions":
             obj[last] = unpack_actions(value)
         elif how == "prompts":
-            obj[last] = [{k: v for k, v in p.items() if k != "deadline"} for p in root["prompts"]]
+            root["view"] = {**root["view"], "prompts": [dict(p) for p in value]}
+            copied.add(id(root["view"]))
+            seats = root["clock"]["seats"]
+            root["prompts"] = [{**p, "deadline": seats[str(p["seat"])]["deadline"]} for p in value]
         else:  # a splice: [start, removed]
             start, removed = how
             items = list(obj[last])
             items[start : start + removed] = value
             obj[last] = items
+            copied.add(id(items))
     return root

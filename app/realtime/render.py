@@ -55,6 +55,22 @@ class Base:
     seats: dict[int | None, SeatPrint]
 
 
+def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> bytes | None:
+    """The prompts without their deadlines, encoded, if a patch may say them once: they
+    are the view's ``prompts``, and each deadline is its seat's in ``clock.seats``."""
+    bare = [{k: v for k, v in p.items() if k != "deadline"} for p in prompts]
+    seats = clock.get("seats") if type(clock) is dict else None
+    if type(public) is not dict or public.get("prompts") != bare or type(seats) is not dict:
+        return None
+    for p in prompts:
+        mine = seats.get(str(p["seat"]))
+        if type(mine) is not dict or "deadline" not in mine or mine["deadline"] != p["deadline"]:
+            return None
+        if list(p)[-1] != "deadline":
+            return None
+    return dumps(bare)
+
+
 def me_tree(mine: Any) -> patch.Node:
     """A seat's private view as parts: one level down, since ``me`` is itself a key of
     the view (the public view's tree is made apart, once per version)."""
@@ -121,9 +137,10 @@ class Rendered:
     _public: patch.Leaves | None = None  # None: the view is not an object (no state)
     _public_print: patch.Print | None = None
     _public_view: bytes | None = None
-    #: the view's ``prompts`` are the top-level ones without their deadlines: a patch
-    #: derives them (``patch.derived``) instead of sending them twice
-    _derived: bool = False
+    #: the prompts without their deadlines, encoded, when they are the view's and each
+    #: deadline is its seat's in ``clock.seats``: a patch then says them once
+    #: (``patch.prompts``) instead of twice with each deadline twice
+    _bare: bytes | None = None
     _seats: dict[int | None, _Seat] = field(default_factory=dict)
     _shared_ops: dict[int, tuple[list[bytes] | None, list[bytes] | None]] = field(
         default_factory=dict
@@ -147,8 +164,7 @@ class Rendered:
             public = engine.view(state, None)
             self._public = patch.leaves(public)
             self._public_print = patch.fingerprint(self._public)
-            bare = [{k: v for k, v in p.items() if k != "deadline"} for p in prompts]
-            self._derived = type(public) is dict and public.get("prompts") == bare
+            self._bare = _bare(prompts, public, frame.fields.get("clock"))
 
     @property
     def public_view(self) -> bytes:
@@ -212,12 +228,25 @@ class Rendered:
         version and base); None for a part whose keys changed."""
         got = self._shared_ops.get(base.version)
         if got is None:
-            common = patch.ops([], base.common, self._common_print, self._common, any_order=True)
+            once = self._bare is not None and base.public is not None
+            skip = ("version", "prompts") if once else ("version",)
+            common = patch.ops(
+                [], base.common, self._common_print, self._common, skip, any_order=True
+            )
             public = None
             if self._public is not None and self._public_print is not None:
                 public = patch.ops(
-                    [b'"view"'], base.public, self._public_print, self._public, self._derived
+                    [b'"view"'],
+                    base.public,
+                    self._public_print,
+                    self._public,
+                    ("prompts",) if once else (),
                 )
+            if once and common is not None and self._bare is not None:
+                was = (base.common.get("prompts"), (base.public or {}).get("prompts"))
+                now = (self._common_print["prompts"], (self._public_print or {}).get("prompts"))
+                if was != now:
+                    common.append(patch.prompts(self._bare))
             got = self._shared_ops[base.version] = (common, public)
         return got
 

@@ -54,12 +54,26 @@ function withoutPatch(msg) {
 // The list of actions a packed op stands for (app/realtime/patch.py, pack_actions): runs
 // of actions with the same keys, each a trie whose levels are the keys and whose values
 // are indices into `v`; an entry's value may be a list of values sharing its child, and
-// a last-level [a, b] stands for the values a to b. Every action gets its own copy of a
-// container value, so the page may keep or change one without touching another.
+// a last-level [a, b] stands for the values a to b. In `v` a non-empty list [k, items]
+// is an object with the keys k[k] (a list if k is -1) made of the values `items`; a
+// scalar, [] and {} are themselves. Every object and list is built afresh, so the page
+// may keep or change one without touching another.
 export function unpackActions(packed) {
   const { k: keysets, v: table, t: runs } = packed;
   const out = [];
-  const own = (value) => (value !== null && typeof value === "object" ? structuredClone(value) : value);
+  function value(vi) {
+    const got = table[vi];
+    if (got === null || typeof got !== "object") return got;
+    if (!Array.isArray(got)) return {};
+    if (got.length === 0) return [];
+    const [keys, items] = got;
+    if (keys < 0) return items.map(value);
+    const obj = {};
+    keysets[keys].forEach((key, i) => {
+      obj[key] = value(items[i]);
+    });
+    return obj;
+  }
   function walk(keys, node, prefix) {
     if (prefix.length === keys.length - 1) {
       for (const item of node) {
@@ -67,7 +81,7 @@ export function unpackActions(packed) {
         for (let vi = from; vi <= to; vi += 1) {
           const action = {};
           keys.forEach((key, i) => {
-            action[key] = own(i < prefix.length ? prefix[i] : table[vi]);
+            action[key] = value(i < prefix.length ? prefix[i] : vi);
           });
           out.push(action);
         }
@@ -75,7 +89,7 @@ export function unpackActions(packed) {
       return;
     }
     for (const [head, child] of node) {
-      for (const vi of Array.isArray(head) ? head : [head]) walk(keys, child, [...prefix, table[vi]]);
+      for (const vi of Array.isArray(head) ? head : [head]) walk(keys, child, [...prefix, vi]);
     }
   }
   for (const [index, node] of runs) walk(keysets[index], node, []);
@@ -83,11 +97,13 @@ export function unpackActions(packed) {
 }
 
 // Each op [path, value] sets the value at path (an object's key, or a list's index);
-// [path, items, [start, removed]] splices the list at path; [path, packed, "actions"]
-// sets the actions `packed` stands for; [path, null, "prompts"] sets the top-level
-// prompts without their deadlines (docs/realtime.md, "Patches"). The containers on the
-// way are copied, so an object the page holds from an earlier message never changes
-// under it.
+// [path, {key: value}, "merge"] sets those keys of the object at path; [path, items,
+// [start, removed]] splices the list at path; [path, packed, "actions"] sets the actions
+// `packed` stands for; [["prompts"], prompts, "prompts"] says the prompts once: the
+// view's are them, the top-level ones each with its seat's deadline from clock.seats
+// (docs/realtime.md, "Patches"). The message's own version is the fields' version. The
+// containers on the way are copied, so an object the page holds from an earlier message
+// never changes under it.
 export function applyPatch(base, ops) {
   const root = { ...base };
   const copied = new Set([root]);
@@ -105,15 +121,22 @@ export function applyPatch(base, ops) {
     const last = path[path.length - 1];
     if (how === undefined) {
       obj[last] = value;
+    } else if (how === "merge") {
+      obj[last] = { ...obj[last], ...value };
+      copied.add(obj[last]);
     } else if (how === "actions") {
       obj[last] = unpackActions(value);
     } else if (how === "prompts") {
-      obj[last] = root.prompts.map(({ deadline, ...prompt }) => prompt);
+      root.view = { ...root.view, prompts: value.map((prompt) => ({ ...prompt })) };
+      copied.add(root.view);
+      const seats = root.clock.seats;
+      root.prompts = value.map((prompt) => ({ ...prompt, deadline: seats[String(prompt.seat)].deadline }));
     } else {
       const [start, removed] = how;
       const items = obj[last].slice();
       items.splice(start, removed, ...value);
       obj[last] = items;
+      copied.add(items);
     }
   }
   return root;
