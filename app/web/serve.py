@@ -18,6 +18,7 @@ import ipaddress
 import logging
 import logging.config
 import os
+import resource
 from typing import Any
 
 import uvicorn
@@ -60,6 +61,21 @@ def mail_sink_warning(settings: Settings, host: str) -> str | None:
     )
 
 
+def raise_open_files() -> int:
+    """Lift this process's soft limit of open files to its hard limit: every socket is a
+    file, and a soft limit of 1,024 (a common default) would refuse sockets long before
+    a thousand live games' six each. Returns the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 16)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):  # a platform that will not: keep what we have
+            pass
+    return soft
+
+
 def main(argv: list[str]) -> int:
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="imperial-glory serve", description=__doc__)
@@ -97,6 +113,7 @@ def main(argv: list[str]) -> int:
         parser.error("--reload runs one process: leave out --workers")
 
     ensure_sqlite_dir(settings.database_url)
+    raise_open_files()  # inherited by the workers
     if (warning := mail_sink_warning(settings, args.host)) is not None:
         logging.config.dictConfig(log_config(args.log_format, settings.log_level))
         log.warning(warning)
