@@ -39,7 +39,8 @@ PACE_LABELS = {
 #: what each choice means, one line each, as the new-game form says it
 PACE_HELP = {
     "auto": "Automatic: live when other people sit at the table, no clock against bots only.",
-    "daily": "Daily: 24 hours for each decision; time you do not use is kept, up to 3 days.",
+    "daily": "Daily: 24 hours for each decision; time you do not use is kept, up to 3 days. "
+    + "When it runs out, a bot plays your seat until you are back.",
     "none": "No clock: nobody is hurried, and no seat goes to a stand-in for being slow.",
 }
 #: what the new-game form offers, in order (older games keep "24h" and "72h")
@@ -63,7 +64,9 @@ def pace_help(pace: str) -> str:
         return (
             f"Live: a chess clock: {clocks.span_words(tc.start)} each, plus "
             f"{clocks.span_words(tc.increment)} for every decision (at most "
-            f"{clocks.span_words(tc.cap)} banked). Yours runs only while the table waits for you."
+            f"{clocks.span_words(tc.cap)} banked). Yours runs only while the table waits for you; "
+            "when it runs out, your standing orders and a Standard bot play your seat until you "
+            "are back, so nobody waits."
         )
     return PACE_HELP[pace]
 

@@ -30,3 +30,19 @@
 
 // The invite link selects itself when clicked (was an inline onclick).
 document.getElementById("invite-link")?.addEventListener("click", (e) => e.target.select());
+
+// "Copy the link" (issue 40): the clipboard where the browser allows it, else the link
+// selected for Ctrl+C, and a word that says which.
+document.getElementById("copy-invite")?.addEventListener("click", async () => {
+  const input = document.getElementById("invite-link");
+  const done = document.getElementById("copy-done");
+  if (!input) return;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    if (done) done.textContent = "Copied.";
+  } catch (e) {
+    input.focus();
+    input.select();
+    if (done) done.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+  }
+});

@@ -553,6 +553,7 @@ def game_lobby_context(
         ],
         "is_host": uid == game.host_id,
         "my_seat": mine.index if mine else None,
+        "my_power": mine.power if mine else None,  # the power menu shows it chosen
         "invite_path": (
             f"/join/{lobby.invite_code(db, game)}" if mine or uid == game.host_id else None
         ),
