@@ -43,7 +43,7 @@ def test_the_new_game_form_on_a_phone(browser: Any, live_server: Any) -> None:
         assert re.search(r"— 2 players$", teaching.strip()), teaching
         assert not any(re.search(r"\b(\d+)–\1\b", o) for o in options), options
         live = page.locator("label.radio", has=page.locator("input[value=live]")).inner_text()
-        assert "when it runs out" in live and "bot plays your seat" in live, live
+        assert "when it runs out" in live and "bot play your seat" in live, live
         # Each radio button sits beside the first line of its words, not halfway down.
         for label in page.locator("label.radio").all():
             box = label.locator("input").bounding_box()
