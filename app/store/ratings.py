@@ -58,7 +58,13 @@ def played_games(db: Session, user_id: int, viewer_id: int | None, limit: int) -
         .limit(limit)
     )
     if viewer_id != user_id:
+        # A finished tutorial is on the profile for everyone (issue 40: a player who
+        # finished it had a profile with no games): it is a game against a bot, with no
+        # one else's play in it to keep private.
+        tutorial = (Game.scenario == "tutorial") & (Game.status == "finished")
         query = query.where(
-            Game.public.is_(True) | (Game.id.in_(shared) if shared is not None else False)
+            Game.public.is_(True)
+            | tutorial
+            | (Game.id.in_(shared) if shared is not None else False)
         )
     return db.scalars(query).unique().all()
