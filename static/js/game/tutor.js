@@ -119,7 +119,15 @@ export class Tutor {
     for (const n of document.querySelectorAll(".coach-target")) n.classList.remove("coach-target");
     if (this.root.dataset.step === "goal") {
       const ok = document.getElementById("coach-goal-ok");
-      if (ok) ok.classList.add("coach-target");
+      if (ok) {
+        ok.classList.add("coach-target");
+        // on a phone the coach sits below the map and its bar at the foot of the screen:
+        // bring the button clear of both (issue 40: it was under the bar)
+        if (!this.wide.matches && this.shown !== ok) {
+          this.shown = ok;
+          ok.scrollIntoView({ block: "center" });
+        }
+      }
       return;
     }
     const a = this.advice?.action;
