@@ -103,6 +103,65 @@ def plain(event: dict[str, Any]) -> str:
     return text
 
 
+#: the words the catch-up puts in the singular after "1" (as the chronicle does,
+#: static/js/game/chronicle.js ``tidy``): "1 coins" → "1 coin"
+COUNTED = (
+    "talents|years|coins|votes|strikes|decisions|areas|counters|results|cards|points|"
+    "advisors|notables|turns|events|lines|moves"
+)
+_ONE = re.compile(rf"(^|[^\d.,+-])([+-]?1) ({COUNTED})\b")
+_SNAKE = re.compile(r"\b([a-z]+(?:_[a-z]+)+)\b")
+_AN = re.compile(r"\b([Aa]) (?=[aeiouAEIOU])")
+
+
+def tidy(text: str) -> str:
+    """An engine line in plain English: no internal names ("plot_coup" → "plot coup"),
+    "an" before a vowel, and the singular after one ("taking 1 coins" → "taking 1 coin")."""
+    text = _SNAKE.sub(lambda m: m.group(1).replace("_", " "), text)
+    text = _AN.sub(lambda m: f"{m.group(1)}n ", text)
+    return _ONE.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)[:-1]}", text)
+
+
+def plural(n: int, word: str) -> str:
+    """ "1 area", "2 areas"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+#: why a stand-in played her seat, told to her (standins.WHY is told to the table)
+_YOUR_STANDIN = {
+    "time": "Your time ran out",
+    "away": "You said you were away",
+    "vote": "The table voted to hand your seat to a stand-in",
+    "gone": "You left the table",
+    "deleted": "Your account was deleted",
+}
+
+
+def yours(event: dict[str, Any], text: str, power: str, standin_move: bool) -> str:
+    """`text` told to her in the second person where it is about her own seat's stand-in:
+    what it did in her power's name ("Kushan recruits …" → "Your stand-in recruits …"),
+    its arrival and her return, and a default played when her time ran out."""
+    kind = event.get("kind")
+    data = event.get("data") or {}
+    if kind == "standin":
+        why = _YOUR_STANDIN.get(str(data.get("why")), "You were away")
+        return f"{why}: your standing orders and your stand-in (a Standard bot) played for you."
+    if kind == "standin_end":
+        made = int(data.get("decisions") or 0)
+        return f"You took your seat back from your stand-in (it made {plural(made, 'decision')})."
+    if kind == "deadline":
+        what = text.split(": ", 1)[1] if ": " in text else "the default was played."
+        what = re.sub(r"\bthey\b", "you", re.sub(r"\btheir\b", "your", what))
+        return f"Your time ran out: {what}"
+    if not standin_move:
+        return text
+    if power and text.startswith(f"{power}'s "):
+        return "Your stand-in's " + text[len(power) + 3 :]
+    if power and text.startswith(f"{power} "):
+        return "Your stand-in " + text[len(power) + 1 :]
+    return text  # what followed from its move (a die, a death, a rebellion) is no deed of it
+
+
 def routine(event: dict[str, Any], my_areas: set[str]) -> bool:
     """A line the catch-up counts but does not list."""
     kind = event.get("kind") or "info"
@@ -131,20 +190,53 @@ def _areas_in(event: dict[str, Any], names: dict[str, str]) -> list[str]:
     return found
 
 
-def _line(event: dict[str, Any], seat: int, power: str, names: dict[str, str]) -> dict[str, Any]:
+def _line(
+    event: dict[str, Any],
+    seat: int,
+    power: str,
+    names: dict[str, str],
+    standin_moves: frozenset[int] = frozenset(),
+) -> dict[str, Any]:
     kind = event.get("kind") or "info"
     text = str(event.get("text") or "")
     named = bool(power) and re.search(rf"\b{re.escape(power)}\b", text) is not None
     mine = seat in _seats_in(event) or named
+    own = (
+        kind in ("standin", "standin_end", "deadline")
+        and (event.get("data") or {}).get("seat") == seat
+    )
+    standin_move = event.get("action_seq") in standin_moves
+    told = yours(event, plain(event), power, standin_move) if own or standin_move else plain(event)
     return {
         "seq": event["seq"],
         "kind": kind,
-        "text": plain(event),
+        "text": tidy(told),
         "rule": event.get("rule"),
-        "mine": mine,
+        "mine": mine or own or standin_move,
+        "standin": standin_move,
         "wars_and_pacts": kind in WARS_AND_PACTS,
         "areas": _areas_in(event, names),
     }
+
+
+def _once(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each line once in a game turn: a line that says again what one before it said (a
+    rebellion check come out the same, a pass) is counted on the first ("… (twice)")."""
+    first: dict[str, dict[str, Any]] = {}
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        seen = first.get(line["text"])
+        if seen is None:
+            first[line["text"]] = line
+            out.append(line)
+            continue
+        seen["times"] = seen.get("times", 1) + 1
+        seen["areas"] = seen["areas"] + [a for a in line["areas"] if a not in seen["areas"]]
+    for line in out:
+        times = line.pop("times", 1)
+        if times > 1:
+            line["text"] += " (twice)" if times == 2 else f" ({times} times)"
+    return out
 
 
 def _weight(line: dict[str, Any]) -> int:
@@ -168,10 +260,17 @@ def _trim(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
 
 
 def group_by_turn(
-    events: list[dict[str, Any]], turn_now: int, seat: int, power: str, my_areas: set[str]
+    events: list[dict[str, Any]],
+    turn_now: int,
+    seat: int,
+    power: str,
+    my_areas: set[str],
+    standin_moves: frozenset[int] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """The events in game turns (3: "Game turn N begins" opens one), in order. Events
-    before the first such line belong to the turn before it, or with none to `turn_now`."""
+    """The events in game turns (3: "Game turn N begins" opens one), in order, each line
+    once (``_once``). Events before the first such line belong to the turn before it, or
+    with none to `turn_now`. `standin_moves` are the actions her stand-in made for her
+    seat: their lines are told to her as "Your stand-in …"."""
     names = _content_areas()
     opening: dict[int, re.Match[str]] = {}
     for i, e in enumerate(events):
@@ -189,12 +288,12 @@ def group_by_turn(
         if routine(event, my_areas):
             groups[-1]["routine"] += 1
         else:
-            groups[-1]["lines"].append(_line(event, seat, power, names))
+            groups[-1]["lines"].append(_line(event, seat, power, names, standin_moves))
     out = []
     for g in groups:
         if not g["lines"] and not g["routine"] and g["year"] is None:
             continue
-        g["lines"], g["more"] = _trim(g["lines"])
+        g["lines"], g["more"] = _trim(_once(g["lines"]))
         out.append(g)
     return out
 
@@ -274,46 +373,119 @@ def catch_up(db: Session, game: Game, seat: Seat, since: int) -> dict[str, Any] 
     events = [eventlog.event_json(r) for r in rows if r.visible_to is None]
     now = gamelog.load_state(game, db)
     view_now = engine.view(now, seat.index)
-    then = play.state_before(db, game.id, _action_of(db, game.id, since))
+    after = _action_of(db, game.id, since)
+    then = play.state_before(db, game.id, after)
     view_then = engine.view(then, seat.index)
     power = str((view_now.get("players") or [{}])[seat.index].get("name") or "")
     mine = {a for a, v in (view_now.get("areas") or {}).items() if v.get("owner") == seat.index}
     mine |= {a for a, v in (view_then.get("areas") or {}).items() if v.get("owner") == seat.index}
-    turns = group_by_turn(events, int(now.get("turn") or 1), seat.index, power, mine)
+    standin_moves = frozenset(log.actions_by_source(db, game.id, seat.index, "standin", after))
+    turns = group_by_turn(events, int(now.get("turn") or 1), seat.index, power, mine, standin_moves)
     changes = area_changes(view_then, view_now, seat.index)
     listed = sum(len(t["lines"]) for t in turns)
     if not listed and not changes:
         return None
+    headlines = _headlines(changes, view_then, view_now, seat.index, len(standin_moves))
     return {
         "since": since,
         "upto": game.last_event,
         "power": power,
         "turns": turns,
         "areas": changes,
-        "summary": _summary(turns, changes, events, view_then, view_now),
+        "span": _span(view_then, view_now),
+        "headlines": headlines,
+        "summary": f"In {_span(view_then, view_now)}: " + "; ".join(headlines) + ".",
     }
 
 
-def _summary(
-    turns: list[dict[str, Any]],
+def _span(then: dict[str, Any], now: dict[str, Any]) -> str:
+    """ "game turn 2" or "game turns 1 to 2": how long she was away, in game time."""
+    first, last = then.get("turn"), now.get("turn")
+    return f"game turn {last}" if first == last else f"game turns {first} to {last}"
+
+
+def _names(items: list[str]) -> str:
+    """ "Bactria", "Bactria and Aria", "Bactria, Aria and Sogdiana"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _pairs(view: dict[str, Any], seat: int) -> dict[int, str]:
+    """other seat -> the status of `seat`'s relation with it (war, peace …)."""
+    out: dict[int, str] = {}
+    for key, rel in (view.get("relations") or {}).items():
+        a, b = (int(x) for x in str(key).split("|"))
+        if seat in (a, b):
+            out[b if a == seat else a] = str(rel.get("status"))
+    return out
+
+
+def _headlines(
     changes: list[dict[str, Any]],
-    events: list[dict[str, Any]],
     then: dict[str, Any],
     now: dict[str, Any],
-) -> str:
-    """One sentence: how long she was away in game time, and what it did to her areas."""
-    first, last = then.get("turn"), now.get("turn")
-    span = f"game turn {last}" if first == last else f"game turns {first} to {last}"
-    lost = [c["name"] for c in changes if c["lost"]]
+    seat: int,
+    standin_moves: int,
+) -> list[str]:
+    """What matters to her first, in words: the areas she gained and lost, the wars she
+    entered or left, the agreements she signed or lost, her VP and standing (26.1, 26.2),
+    then what changed elsewhere. Never a count of events: that says nothing."""
+    who = _names_of_seats(now)
+    out: list[str] = []
     gained = [c["name"] for c in changes if c["gained"]]
-    parts = [f"{len(events)} events in {span}"]
-    if changes:
-        parts.append(f"{len(changes)} area{'s' if len(changes) != 1 else ''} changed")
-    if lost:
-        parts.append("you lost " + ", ".join(lost))
+    lost = [c["name"] for c in changes if c["lost"]]
     if gained:
-        parts.append("you gained " + ", ".join(gained))
-    return "; ".join(parts) + "."
+        out.append(f"you gained {_names(gained)}")
+    if lost:
+        out.append(f"you lost {_names(lost)}")
+    if not gained and not lost:
+        out.append("you kept all your areas")
+    before, after = _pairs(then, seat), _pairs(now, seat)
+    wars = [who.get(o, "?") for o, st in after.items() if st == "war" and before.get(o) != "war"]
+    peace = [who.get(o, "?") for o, st in after.items() if st != "war" and before.get(o) == "war"]
+    if wars:
+        out.append(f"you are at war with {_names(wars)}")
+    if peace:
+        out.append(f"you made peace with {_names(peace)}")
+    was = {int(a.get("id", 0)): a for a in then.get("agreements") or []}
+    for ag in now.get("agreements") or []:
+        parties = [int(p) for p in ag.get("parties") or []]
+        if seat not in parties:
+            continue
+        other = who.get(next((p for p in parties if p != seat), seat), "?")
+        old = was.get(int(ag.get("id", 0)))
+        if old is None:
+            out.append(f"you signed agreement {ag.get('id')} with {other}")
+        elif old.get("status") == "in_force" and ag.get("status") != "in_force":
+            out.append(f"your agreement {ag.get('id')} with {other} is {ag.get('status')}")
+    out.append(_vp_line(then, now, seat))
+    others = [c for c in changes if not c["mine"]]
+    if others:
+        out.append(f"{plural(len(others), 'other area')} changed")
+    if standin_moves:
+        out.append(f"your stand-in made {plural(standin_moves, 'decision')} for you")
+    return out
+
+
+def _vp_line(then: dict[str, Any], now: dict[str, Any], seat: int) -> str:
+    """ "your VP 16 → 19 (standing 5 → 8, 2nd of 6)": her points and her place (26.2)."""
+    score_then = (then.get("score") or {}).get(str(seat)) or {}
+    score_now = (now.get("score") or {}).get(str(seat)) or {}
+    vp_then, vp_now = score_then.get("total"), score_now.get("total")
+    standings = sorted(
+        ((float(s.get("standing", 0)), int(k)) for k, s in (now.get("score") or {}).items()),
+        key=lambda x: (-x[0], x[1]),
+    )
+    place = next((i for i, (_, k) in enumerate(standings, 1) if k == seat), None)
+    where = f", {_ordinal(place)} of {len(standings)} on standing" if place else ""
+    if vp_now is None:
+        return "your VP are unchanged"
+    if vp_then == vp_now:
+        return f"your VP stay at {vp_now}{where}"
+    return f"your VP {vp_then} → {vp_now}{where}"
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def on_page_load(db: Session, game: Game, user_id: int | None) -> dict[str, Any] | None:

@@ -140,6 +140,21 @@ def action_types(db: Session, game_id: int, seat: int) -> set[str]:
     )
 
 
+def actions_by_source(db: Session, game_id: int, seat: int, source: str, after: int) -> set[int]:
+    """The seqs of `seat`'s actions from `source` after action `after` (the catch-up tells
+    her own stand-in's moves as "your stand-in …")."""
+    return set(
+        db.scalars(
+            select(Action.seq).where(
+                Action.game_id == game_id,
+                Action.seat == seat,
+                Action.source == source,
+                Action.seq > after,
+            )
+        )
+    )
+
+
 def take_back(db: Session, game_id: int, last: Action) -> None:
     """Remove action `last` (the game's last) with its events and any snapshot from it on."""
     db.execute(delete(Event).where(Event.game_id == game_id, Event.action_seq == last.seq))
