@@ -101,6 +101,10 @@ class Settings(BaseSettings):
     #: the live pace's bank and increment, "START+INCREMENT" seconds (unset: 600+30);
     #: a demo or a browser test shortens it so time can run out while it watches
     pace_live: str | None = None
+    #: seconds a person must have been deciding before the table may vote her seat to a
+    #: stand-in while she is at the table (a gone person's seat may be voted at once);
+    #: a demo or a browser test shortens it (app/services/clocks.py)
+    hand_over_after_s: int = 120
     #: the proxies whose X-Forwarded-For names the client (comma-separated addresses or
     #: CIDR networks, "*" = any peer): the per-address limits key on the address they
     #: vouch for. Behind a load balancer, name it here (README, "Running in production").

@@ -7,9 +7,10 @@ one place, and its version is moved in one place.
   itself (app/services/publisher.py) and the realtime layer that implements it;
 - a game's ``version`` is written only by the unit (``unit.bump``) and by the log's
   writer as it appends an action (``gamelog.record``: each action is a version);
-- in the services, a session is committed only by the unit, and by the mail runner,
-  which changes no game (app/services/notifications.py); the realtime layer commits
-  nothing of its own.
+- in the services, a session is committed only by the unit, by the mail runner and by
+  the presence registry, which change no game (app/services/notifications.py,
+  presence.py: a game's change there goes through the unit); the realtime layer
+  commits nothing of its own.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from tests.test_layering import app_sources
 PUBLISHERS = {"app.services.unit", "app.services.publisher", "app.realtime"}
 #: modules that may write a game's version
 VERSION_WRITERS = {"app.services.unit", "app.services.gamelog"}
-#: service modules that may commit a session
-COMMITTERS = {"app.services.unit", "app.services.notifications"}
+#: service modules that may commit a session: the unit; the mail runner and the
+#: presence registry (rows of their own: no game's row, no version)
+COMMITTERS = {"app.services.unit", "app.services.notifications", "app.services.presence"}
 
 
 def _calls(tree: ast.AST, name: str) -> list[ast.Call]:

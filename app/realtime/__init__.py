@@ -27,6 +27,7 @@ from app.config import Settings, get_settings
 from app.realtime.bots import BotWorker
 from app.realtime.hub import Hub
 from app.realtime.pg import PgListener, PgPublisher, libpq_dsn
+from app.realtime.presence import Tracker
 from app.realtime.source import ServiceSource
 from app.services import logins, publisher
 from app.services.publisher import origin, publish
@@ -48,6 +49,8 @@ class Runtime:
     listener: Any = None  # PgListener | None
     publisher: Any = None  # PgPublisher | None
     bots: Any = None  # app.realtime.bots.BotWorker | None
+    #: who holds sockets here (app/realtime/presence.py)
+    presence: Any = None  # Tracker | None
     #: names this process in its NOTIFY payloads, so that its listener drops them
     origin: str = ""
 
@@ -111,14 +114,17 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
         think_timeout_s=settings.bot_think_timeout_s,
         sweep_s=settings.bot_sweep_s,
     )
+    rt.presence = Tracker(factory, rt.origin)
     previous, _runtime = _runtime, rt
     previous_publisher = publisher.install(rt)
     if state is not None:
         state.realtime = rt
     await rt.bots.start()
+    rt.presence.start()
     try:
         yield rt
     finally:
+        await rt.presence.stop()
         await rt.bots.stop()
         _runtime = previous
         publisher.install(previous_publisher)

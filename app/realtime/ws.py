@@ -135,10 +135,15 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         conn = rt.hub.connection(game_id, access.user_id)
         conn.seat = access.seat
         session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
+        seated = access.seat is not None and access.user_id is not None
+        if seated:  # she is at the table (app/realtime/presence.py)
+            await rt.presence.opened(game_id, access.user_id)
         try:
             await session.run()
         finally:
             rt.hub.leave(conn)
+            if seated:
+                await rt.presence.closed(game_id, access.user_id)
     finally:
         _forget(open_by_user, access.user_id)
         _forget(open_by_address, address)

@@ -17,7 +17,8 @@ clock); ``games.clocks`` holds the rest as JSON::
      "extended": {"0": 1},          # extensions taken (`extend`)
      "paused": iso | None,          # the table paused its clocks (app/services/tablevotes.py)
      "votes": {"pause": [0], "skip:2": [0, 1]},
-     "away": {"2": {"since": iso, "why": "away" | "time" | "vote"}}}
+     "away": {"2": {"since": iso, "why": "away" | "time" | "vote" | "gone" | "deleted"}},
+     "gone": {"1": iso}}             # no socket of hers on the game since (presence.py)
 
 Every function here works on the row in memory (ORM ``Game`` or the hot path's
 ``gamelog.GameRow``) and never writes the database: the caller's write path does.
@@ -85,6 +86,23 @@ def configure(live: str | None) -> None:
     )
 
 
+#: seconds a present person may spend on a decision before the table may vote her seat
+#: to a stand-in (app/services/tablevotes.py; a gone person's at once): never beside a
+#: friend who is just thinking (issue 40). ``HAND_OVER_AFTER_S`` sets it.
+_HAND_OVER_AFTER_S = [120]
+
+
+def configure_hand_over(seconds: int) -> None:
+    """Set the table's patience from the settings (a demo or a browser test shortens it)."""
+    if seconds < 0:
+        raise ValueError(f"HAND_OVER_AFTER_S must be 0 or more, not {seconds}")
+    _HAND_OVER_AFTER_S[0] = seconds
+
+
+def hand_over_after() -> int:
+    return _HAND_OVER_AFTER_S[0]
+
+
 #: a game row: the ORM ``Game`` or the hot path's ``gamelog.GameRow`` (duck-typed)
 Clocked = Any
 
@@ -130,7 +148,7 @@ def fresh(game: Clocked) -> dict[str, Any]:
     """A copy of the game's clocks to change (never mutate the row's own: the hot
     path's rows are shared copies)."""
     got = dict(game.clocks or {})
-    for key in ("bank", "since", "extended", "votes", "away"):
+    for key in ("bank", "since", "extended", "votes", "away", "gone"):
         got[key] = dict(got.get(key) or {})
     return got
 
@@ -314,7 +332,7 @@ def view(game: Clocked) -> dict[str, Any] | None:
     tc = control(game.pace)
     clocks = game.clocks or {}
     away = clocks.get("away") or {}
-    if tc is None and not away and not clocks.get("votes"):
+    if tc is None and not away and not clocks.get("votes") and not clocks.get("gone"):
         return None
     seats: dict[str, Any] = {}
     running = game.deadlines or {}
@@ -329,6 +347,9 @@ def view(game: Clocked) -> dict[str, Any] | None:
             "bank": bank,
             "deadline": deadline,
             "extensions_left": extension_left(game, s.index),
+            # when the decision it owes began (the table may hand over a seat that has
+            # been deciding for longer than ``tablevotes.SLOW_S``)
+            "since": (clocks.get("since") or {}).get(key) if deadline else None,
         }
     return {
         "control": None
@@ -343,4 +364,7 @@ def view(game: Clocked) -> dict[str, Any] | None:
         "seats": seats,
         "votes": clocks.get("votes") or {},
         "away": away,
+        # the people with no socket on the game, since when (app/services/presence.py)
+        "gone": clocks.get("gone") or {},
+        "hand_over_after_s": hand_over_after(),
     }

@@ -30,7 +30,11 @@ WHY = {
     "away": "{who} is away",
     "vote": "The table voted to hand the seat of {who} to a stand-in",
     "deleted": "{who} deleted their account",
+    "gone": "{who} left the table",
 }
+#: why a stand-in plays that the person did not choose: her seat is hers again the
+#: moment she opens the game (app/services/presence.py)
+INVOLUNTARY = frozenset({"time", "vote", "gone"})
 
 
 def who(seat: Any, game: Any = None) -> str:
@@ -75,6 +79,8 @@ def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
     until = (
         "to the end of the game"
         if why == "deleted"  # nobody comes back to an account that is gone
+        else "until they are back (opening the game takes the seat back)"
+        if why in INVOLUNTARY
         else 'until they are back (any move of theirs, or "I\'m back", takes the seat back)'
     )
     announce(

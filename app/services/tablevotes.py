@@ -20,6 +20,8 @@ from app.services.errors import Conflict, Invalid
 from app.store.models import Game, Seat
 
 KINDS = ("pause", "resume", "skip")
+
+
 #: what a vote asks, in words ({who}: the seat to hand over)
 ASKS = {
     "pause": "to pause the clocks",
@@ -39,7 +41,22 @@ def needed(voters: set[int]) -> int:
     return len(voters) // 2 + 1
 
 
-def _check(game: Game, seat: Seat, kind: str, target: Seat | None) -> None:
+def may_hand_over(game: Game, target: Seat, now: datetime) -> bool:
+    """Whether the table may vote `target`'s seat to a stand-in now: its person has no
+    socket on the game (shown gone, app/services/presence.py), or the decision her seat
+    owes began more than ``clocks.hand_over_after()`` seconds ago (never beside a friend
+    who is just thinking, issue 40)."""
+    state = game.clocks or {}
+    key = str(target.index)
+    if key in (state.get("gone") or {}):
+        return True
+    began = (state.get("since") or {}).get(key)
+    if not began or key not in (game.deadlines or {}):
+        return False
+    return (now - datetime.fromisoformat(began)).total_seconds() > clocks.hand_over_after()
+
+
+def _check(game: Game, seat: Seat, kind: str, target: Seat | None, now: datetime) -> None:
     if kind not in KINDS:
         raise Invalid(f"A table vote is one of {', '.join(KINDS)}.", field="kind")
     if seat.standin:
@@ -61,6 +78,12 @@ def _check(game: Game, seat: Seat, kind: str, target: Seat | None) -> None:
             raise Invalid('To leave your seat to a stand-in, press "I\'m away".', field="seat")
         if target.standin:
             raise Conflict("A stand-in plays that seat already.")
+        if not may_hand_over(game, target, now):
+            raise Conflict(
+                f"{standins.who(target, game)} is at the table and has been deciding for "
+                f"less than {clocks.span_words(clocks.hand_over_after())}: give them time.",
+                code="not_absent",
+            )
 
 
 def vote(
@@ -97,7 +120,7 @@ def _vote(
         target = next((s for s in game.seats if s.index == seat_index), None)
         if target is None:
             raise Invalid(f"There is no seat {seat_index}.", field="seat")
-    _check(game, mine, kind, target)
+    _check(game, mine, kind, target, work.now)
     key = kind if target is None else f"{kind}:{target.index}"
     voters = electorate(game, kind, None if target is None else target.index)
     state = clocks.fresh(game)

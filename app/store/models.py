@@ -192,6 +192,25 @@ class Seat(Base):
         return self.user_id is None and self.bot_level is None
 
 
+class Presence(Base):
+    """A person's open sockets on a game in one server process (`origin`): refreshed
+    (`seen_at`) while one stays open, `left_at` set when the last one closes. A person
+    is present while some row of hers is open and fresh (app/services/presence.py)."""
+
+    __tablename__ = "presence"
+    __table_args__ = (Index("ix_presence_origin", "origin"),)
+
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    origin: Mapped[str] = mapped_column(String(32), primary_key=True)
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    left_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+
+
 class Invite(Base):
     """An invite link `/join/{code}`; private games are reachable only this way."""
 

@@ -29,7 +29,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
 from app.realtime.ws import router as realtime_router
-from app.services import accounts, clocks, deadlines, notifications, ratelimit
+from app.services import (
+    accounts,
+    clocks,
+    deadlines,
+    notifications,
+    presence,
+    ratelimit,
+)
 from app.services.errors import ServiceError
 from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
@@ -55,8 +62,10 @@ def purge(app: FastAPI) -> None:
 
 
 async def deadline_loop(app: FastAPI, period: float) -> None:
-    """Every `period` seconds: overdue decisions get their default; notices go out;
-    now and then, expired sessions are deleted."""
+    """Every `period` seconds: overdue decisions get their default; a person gone from
+    the table is shown gone, and on the live pace a stand-in takes her seat
+    (app/services/presence.py); notices go out; now and then, expired sessions are
+    deleted."""
     last_purge = 0.0
     while True:
         await asyncio.sleep(period)
@@ -64,6 +73,10 @@ async def deadline_loop(app: FastAPI, period: float) -> None:
             await run_in_threadpool(deadlines.run_once, app.state.sessionmaker)
         except Exception:
             log.exception("deadline runner failed")
+        try:
+            await run_in_threadpool(presence.sweep, app.state.sessionmaker)
+        except Exception:
+            log.exception("presence sweep failed")
         try:
             await run_in_threadpool(
                 notifications.run_once, app.state.sessionmaker, app.state.settings
@@ -251,6 +264,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         }
     )
     clocks.configure(settings.pace_live)
+    clocks.configure_hand_over(settings.hand_over_after_s)
     app.state.engine = make_engine(settings.database_url, **settings.pool_options)
     app.state.sessionmaker = make_sessionmaker(app.state.engine)
     app.add_exception_handler(ServiceError, service_error)

@@ -82,7 +82,9 @@ def test_clocks_away_and_back_on_the_page(browser: Any, live_server: Any, new_pl
         assert chips.count() == 2
         running = bar.locator(f'.clock-chip[data-seat="{leaver_seat}"] time.clock-time')
         assert re.fullmatch(r"(9|10):\d\d", running.inner_text()), running.inner_text()
-        assert bar.locator('[data-control="skip"]').count() == 1
+        # Issue 40: no "Hand to a stand-in" beside a friend who is here and just thinking.
+        assert bar.locator('[data-control="skip"]').count() == 0
+        assert "present" in bar.locator(f'.clock-chip[data-seat="{leaver_seat}"]').inner_text()
         mybar = mine.locator("#table-bar")
         assert "for me (2 left)" in mybar.locator('[data-control="extend"]').inner_text()
         shot(theirs, "clocks.png")
@@ -154,15 +156,22 @@ def test_a_vote_that_carries_at_once_asks_first(
     browser: Any, live_server: Any, new_player: Any
 ) -> None:
     """Two people: one click on "Hand to a stand-in" would give the other's seat to a bot
-    at once, though she may be right there deciding. The page asks first; "Cancel" leaves
-    her seat alone, "OK" hands it over."""
+    at once. It is offered only once she is gone (issue 40: she closed her page), and
+    even then the page asks first; "Cancel" leaves her seat alone, "OK" hands it over."""
     game_id, people = two_people(live_server, new_player, pace="live")
     seats = by_seat(game_id, people)
     deciding = sorted({p["seat"] for p in seats[0].view(game_id)["prompts"]})[0]
     other = seats[1 - deciding]
+    c2, mine, _e2 = open_page(browser, live_server, seats[deciding], game_id)
     context, page, errors = open_page(browser, live_server, other, game_id)
     asked: list[str] = []
     try:
+        chip = page.locator(f'#table-bar .clock-chip[data-seat="{deciding}"]')
+        chip.locator(".clock-presence.here").wait_for()
+        assert not page.locator('#table-bar [data-control="skip"]').count()
+        c2.close()  # she leaves: shown gone a few seconds later, and only then the button
+        chip.locator(".clock-presence.gone").wait_for(timeout=45_000)
+        assert "gone since" in chip.inner_text()
         answer = {"ok": False}
 
         def on_dialog(dialog: Any) -> None:

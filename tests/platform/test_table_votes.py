@@ -123,15 +123,21 @@ def test_the_people_present_hand_a_slow_seat_to_a_stand_in(
     others = [s for s in users if s != waited_on]
     with factory() as db, pytest.raises(Invalid):
         tablevotes.vote(db, gid, users[waited_on], "skip", seat_index=waited_on)
-    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on)
+    # Issue 40: never beside a friend who is just thinking; once she has been deciding
+    # for longer than the table's patience, the table may hand her seat over.
+    with factory() as db, pytest.raises(Conflict) as refused:
+        tablevotes.vote(db, gid, users[others[0]], "skip", seat_index=waited_on)
+    assert refused.value.code == "not_absent"
+    slow = datetime.now().astimezone() + timedelta(seconds=clocks.hand_over_after() + 1)
+    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on, now=slow)
     game, _ = load(factory, gid)
     assert not next(s for s in game.seats if s.index == waited_on).standin  # 1 of 2
     assert game.clocks["votes"] == {f"skip:{waited_on}": [others[0]]}
     # A withdrawn vote is gone; cast again, and the second present person carries it.
-    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on, yes=False)
+    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on, yes=False, now=slow)
     assert load(factory, gid)[0].clocks["votes"] == {}
-    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on)
-    cast(factory, gid, users[others[1]], "skip", seat_index=waited_on)
+    cast(factory, gid, users[others[0]], "skip", seat_index=waited_on, now=slow)
+    cast(factory, gid, users[others[1]], "skip", seat_index=waited_on, now=slow)
     drain(factory, gid)
     game, state = load(factory, gid)
     seat = next(s for s in game.seats if s.index == waited_on)

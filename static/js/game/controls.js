@@ -48,7 +48,7 @@ export class PageControls {
     if (!show) { node.replaceChildren(); delete node.dataset.text; return; }
     const since = away?.since ? new Date(away.since) : null;
     const at = since && !Number.isNaN(since.getTime()) ? ` since ${since.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}` : "";
-    const why = { time: "your time ran out", away: "you said you were away", vote: "the table handed your seat to a stand-in" }[away?.why] || "you were away";
+    const why = { time: "your time ran out", away: "you said you were away", vote: "the table handed your seat to a stand-in", gone: "you left the table" }[away?.why] || "you were away";
     const text = `A bot is playing for you${at} (${why}): your standing orders first, a Standard bot for the rest, so the table never waited. The chronicle says what it did.`;
     if (node.dataset.text === text) return;
     node.dataset.text = text;

@@ -50,6 +50,10 @@ export function renderRulers(node, state, ctx) {
         el("span", { class: `swatch pat-${ctx.pattern(p.power)}${ctx.meta.powers?.[p.power]?.light ? " light" : ""}`, "aria-hidden": "true" }),
         el("h3", {}, ctx.powerName(p.power), mine ? el("small", {}, ctx.meta.replay ? " — hand shown" : " — you") : null),
         prompted ? el("span", { class: "badge waiting", title: "Has a decision to make" }, "deciding") : null,
+        state.clock?.gone?.[String(seat)] && !mine
+          ? el("span", { class: "badge gone", title: "No page of theirs is open on this game" }, `gone since ${new Date(state.clock.gone[String(seat)]).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`)
+          : (state.seats || []).some((x) => x.index === seat && x.user_id !== null && x.user_id !== undefined && !x.standin) && !mine
+            ? el("span", { class: "badge here" }, "present") : null,
         (state.seats || []).some((x) => x.index === seat && x.standin)
           ? el("span", { class: "badge standin", title: "Its player is away (out of time, marked away, or handed over by the table): their standing orders and a bot decide until they are back" }, "bot standing in") : null,
         view.active === seat ? el("span", { class: "badge" }, "active") : null),

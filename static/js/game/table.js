@@ -13,6 +13,7 @@ const WHY = {
   away: "they said they are away",
   vote: "the table handed their seat to a stand-in",
   deleted: "they deleted their account",
+  gone: "they left the table",
 };
 
 function hhmm(iso) {
@@ -32,6 +33,7 @@ export class TableBar {
   }
 
   render(state) {
+    clearTimeout(this.patience);
     const clock = state.clock;
     const active = state.status === "active" && !this.page.meta?.replay;
     this.renderAbsent(active ? clock : null, state);
@@ -42,23 +44,36 @@ export class TableBar {
     const ctx = this.page.ctx;
     const me = state.seat;
     const away = clock.away || {};
+    const goneSince = clock.gone || {};
+    const handOverMs = (clock.hand_over_after_s ?? 120) * 1000;
     const votes = clock.votes || {};
     const present = (state.seats || []).filter((s) => s.user_id !== null && s.user_id !== undefined && !s.standin).map((s) => s.index);
     const iAmHere = me !== null && me !== undefined && present.includes(me);
     const need = (voters) => Math.floor(voters.length / 2) + 1;
+    let soonest = Infinity;
     const chips = Object.entries(clock.seats || {}).map(([key, c]) => {
       const seat = Number(key);
       const gone = away[key];
+      const goneAt = goneSince[key];
+      const here = seat === me ? null : goneAt
+        ? el("span", { class: "clock-presence gone", title: "No page of theirs is open on this game" }, `gone since ${hhmm(goneAt)}`)
+        : el("span", { class: "clock-presence here" }, "present");
       const time = gone ? el("span", { class: "clock-time" }, "away: a stand-in plays")
         : c.deadline ? el("time", { class: "clock-time", "data-clock-deadline": c.deadline, datetime: c.deadline }, left(new Date(c.deadline).getTime() - Date.now()))
           : c.bank !== null && c.bank !== undefined ? el("span", { class: "clock-time" }, left(c.bank * 1000)) : null;
       const skipKey = `skip:${seat}`;
       const skipVoters = present.filter((s) => s !== seat);
-      const canSkip = iAmHere && seat !== me && !gone && c.deadline && skipVoters.includes(me);
+      // Offered only for a seat whose person is gone, or who has been deciding for longer
+      // than the table's patience (the server checks it too: tablevotes.may_hand_over).
+      const waited = c.since ? Date.now() - new Date(c.since).getTime() : 0;
+      const slow = c.since && waited > handOverMs;
+      // Draw the bar again when the table's patience with this seat runs out.
+      if (c.since && c.deadline && !slow && seat !== me) soonest = Math.min(soonest, handOverMs - waited + 250);
+      const canSkip = iAmHere && seat !== me && !gone && c.deadline && skipVoters.includes(me) && (goneAt || slow);
       const voted = (votes[skipKey] || []).includes(me);
       return el("li", { class: `clock-chip${c.deadline ? " running" : ""}${gone ? " away" : ""}${seat === me ? " me" : ""}`, "data-seat": key },
         el("span", { class: "clock-who" }, seat === me ? "You" : ctx.seatName(seat)),
-        " ", time,
+        " ", here, here ? " " : null, time,
         votes[skipKey]?.length ? el("span", { class: "clock-vote" }, ` · ${votes[skipKey].length} of ${need(skipVoters)} voted to hand over`) : null,
         canSkip ? el("button", { type: "button", class: "btn small ghost", "data-control": "skip", "data-seat": key,
           title: "Vote to have their standing orders and a stand-in bot play their seat now, so the table need not wait (a majority of the people present)",
@@ -94,6 +109,7 @@ export class TableBar {
     for (const kind of ["pause", "resume"]) {
       if (votes[kind]?.length) open.push(el("span", { class: "clock-vote" }, `${votes[kind].length} of ${need(present)} voted to ${kind === "pause" ? "pause" : "run"} the clocks`));
     }
+    if (Number.isFinite(soonest)) this.patience = setTimeout(() => this.render(this.page.state || state), Math.max(soonest, 250));
     fill(bar,
       el("span", { class: "clock-head" }, clock.paused ? "Clocks paused" : clock.control ? "Clocks" : "Table"),
       el("ul", { class: "clock-chips" }, chips),
