@@ -146,6 +146,12 @@ def counts(db: Session, game_id: int, source: str = "standin") -> dict[int, int]
     return seats.decisions_by_source(db, game_id, source)
 
 
+#: the sources of a person's seat's decisions (actions.source): hers ("player", "forced",
+#: "order": her click, her only choice, her standing orders), the stand-in's, and the
+#: defaults played when her time ran out
+DECISIONS = ("player", "forced", "order", "standin", "deadline")
+
+
 def on_finish(db: Session, game: Game) -> None:
     """Called once when a game has just finished: its result notes record the stand-in
     decisions per seat, every person's seat's decisions in all, and every bot seat's
@@ -154,12 +160,6 @@ def on_finish(db: Session, game: Game) -> None:
     engine's `outcome` is left as the engine made it."""
     notes = dict(game.result_notes or {})
     if "standin" not in notes:
-#: the sources of a person's seat's decisions (actions.source): hers ("player", "forced",
-#: "order": her click, her only choice, her standing orders), the stand-in's, and the
-#: defaults played when her time ran out
-DECISIONS = ("player", "forced", "order", "standin", "deadline")
-
-
         made = {source: counts(db, game.id, source) for source in DECISIONS}
         notes["standin"] = {str(k): v for k, v in made["standin"].items()}
         notes["defaulted"] = {str(k): v for k, v in made["deadline"].items()}
