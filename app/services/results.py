@@ -107,7 +107,7 @@ def level_words(vp: int, level: float, standing: float) -> str:
     below zero is added to the VP (the power starts weak), which a bare "−11" does not
     say."""
     why = ": a level below zero is added, as this power starts weak" if level < 0 else ""
-    return f"{level_sum(vp, level)}{why}; standing {signed(standing)}"
+    return f"{level_sum(vp, level)}{why} (standing {signed(standing)})"
 
 
 def _edge(above: dict[str, Any], row: dict[str, Any]) -> str:
@@ -127,8 +127,11 @@ def _why(above: dict[str, Any], row: dict[str, Any]) -> str:
     """Why `row` comes after `above`, in words."""
     edge = _edge(above, row)
     if edge == "standing":
-        return f"standing {row['standing']}, below {above['power']}'s {above['standing']}"
-    tied = f"tied with {above['power']} on standing {row['standing']}"
+        return (
+            f"standing {signed(row['standing'])}, below {above['power']}'s "
+            f"{signed(above['standing'])}"
+        )
+    tied = f"tied with {above['power']} on standing {signed(row['standing'])}"
     if edge == "areas_owned":
         return f"{tied}; {above['power']} owns more areas ({above['areas_owned']} to {row['areas_owned']})"
     if edge == "talents":

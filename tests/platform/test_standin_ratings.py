@@ -216,7 +216,7 @@ def test_the_solitaire_growth_shows_in_a_game_with_one_person(
         first = shown["rows"][0]
         assert first["level_words"] == (
             "5 VP plus 11 for a victory level of −11: a level below zero is added, as this "
-            "power starts weak; standing 16"
+            "power starts weak (standing 16)"
         )
         assert "5 VP plus 11 for a victory level of −11" in shown["headline"]
         db.rollback()

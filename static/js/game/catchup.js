@@ -45,17 +45,47 @@ export class CatchUp {
         t.more ? `${t.more} more line${t.more === 1 ? "" : "s"} in the chronicle` : null,
         t.routine ? `${t.routine} routine move${t.routine === 1 ? "" : "s"} (draws, petitions, taxes, initiative…)` : null,
       ].filter(Boolean).join("; ") + ".") : null));
+    const headlines = data.headlines?.length
+      ? el("div", { class: "catchup-summary" },
+        el("p", {}, el("strong", {}, `In ${data.span}:`)),
+        el("ul", { class: "catchup-headlines" }, data.headlines.map((h) => el("li", {}, h.charAt(0).toUpperCase() + h.slice(1)))))
+      : el("p", { class: "catchup-summary" }, data.summary);
     fill(this.root,
       el("div", { class: "catchup-head" },
         el("h2", { id: "catchup-h" }, "While you were away"),
         el("button", { type: "button", class: "btn small", "data-control": "catchup-close",
           onclick: () => this.close() }, "Got it")),
-      el("p", { class: "catchup-summary" }, data.summary),
+      headlines,
       areaList.length ? el("div", { class: "catchup-areas" }, el("h3", {}, "On the map (outlined)"),
         el("ul", {}, areaList)) : null,
       turns);
     this.root.hidden = false;
+    this.place();
     this.highlight();
+    // once the map has taken its narrower box (its own refit runs first), the changed areas fill it
+    if (this.beside && data.areas?.length) {
+      setTimeout(() => { if (this.data === data) this.page.map?.focus?.(data.areas.map((c) => c.area)); }, 200);
+    }
+  }
+
+  /** Where the panel goes: on a phone, the first thing under the header (above the
+   * banners, which fold into one line while it is open); on a desktop, beside the map
+   * in a column of its own, so it never covers the areas it outlines. */
+  place() {
+    const phone = window.matchMedia("(max-width: 899px)").matches;
+    const wrap = this.home || this.root.parentElement;
+    this.home = wrap;
+    this.beside = !phone;
+    if (phone) {
+      const header = document.querySelector(".game-bar");
+      if (header && this.root.previousElementSibling !== header) header.after(this.root);
+      this.root.classList.add("top");
+      document.body.classList.add("catching-up");
+    } else {
+      if (this.root.parentElement !== wrap) wrap.appendChild(this.root);
+      this.root.classList.remove("top");
+      wrap.classList.add("with-catchup");
+    }
   }
 
   /** Outline the changed areas on the map (each area's path also carries `since`). */
@@ -72,6 +102,8 @@ export class CatchUp {
 
   close() {
     this.root.hidden = true;
+    this.home?.classList.remove("with-catchup");
+    document.body.classList.remove("catching-up");
     this.data = null;
     for (const p of this.page.map?.svg?.querySelectorAll(".area.since") || []) p.classList.remove("since");
     this.page.map?.outline([]);

@@ -110,7 +110,7 @@ function drawTable(node, t, ctx, state) {
     el("td", { class: `tiebreak${r.tiebreak ? "" : " none"}`, "data-label": cols.tiebreak.label }, r.tiebreak || "—"),
     rated ? ratingCell(r, cols.rating.label) : null,
     el("td", { class: "why hint", "data-label": "Why" }, r.why,
-      Number(r.level) < 0 ? el("span", { class: "level-words" }, ` (${r.level_words}.)`) : null)));
+      Number(r.level) < 0 ? el("span", { class: "level-words" }, `: ${r.level_words.replace(/ \(standing [^)]*\)$/, "")}.`) : null)));
   const legend = el("dl", { class: "result-legend" }, t.columns.map((c) => [
     el("dt", {}, c.label), el("dd", {}, c.text, c.rule ? [" ", ruleLink(c.rule)] : null)]));
   const bands = t.solitaire ? t.rows.filter((r) => r.solitaire).map((r) =>
