@@ -18,7 +18,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
-from app.services import emails, lobby, standins, unit, webhooks
+from app.services import emails, lobby, standins, timezones, unit, webhooks
 from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
 from app.store import accounts as store
 from app.store.models import LoginFailure, User, UserSession
@@ -72,7 +72,15 @@ def check_password(password: str) -> None:
         raise Invalid("That password is too long.", code="bad_password", field="password")
 
 
-def signup(db: Session, username: str, password: str, email: str | None = None) -> User:
+def signup(
+    db: Session,
+    username: str,
+    password: str,
+    email: str | None = None,
+    time_zone: str | None = None,
+) -> User:
+    """A new account; ``time_zone`` is the zone her browser reported (``timezones.from_browser``:
+    one the server does not know is left out, so the mails read UTC until she sets one)."""
     username = check_username(username)
     check_password(password)
     key = username.lower()
@@ -80,7 +88,11 @@ def signup(db: Session, username: str, password: str, email: str | None = None) 
         raise Conflict(f"The name {username!r} is taken; choose another.", field="username")
     email = emails.normalise(email) if email and email.strip() else None
     user = User(
-        username=username, username_key=key, password_hash=hash_password(password), email=email
+        username=username,
+        username_key=key,
+        password_hash=hash_password(password),
+        email=email,
+        time_zone=timezones.from_browser(time_zone),
     )
     db.add(user)
     db.flush()
@@ -318,8 +330,10 @@ def update_preferences(
     daily_digest: bool | None = None,
     allow_private_webhooks: bool = False,
     notify_standin: bool | None = None,
+    time_zone: str | None = None,
 ) -> User:
-    """Change the notice settings; None leaves a field as it is, "" clears a text field."""
+    """Change the notice settings; None leaves a field as it is, "" clears a text field
+    (a time zone cleared is UTC)."""
     if email is not None:
         user.email = emails.normalise(email) if email.strip() else None
     if webhook_url is not None:
@@ -330,6 +344,8 @@ def update_preferences(
         user.daily_digest = daily_digest
     if notify_standin is not None:
         user.notify_standin = notify_standin
+    if time_zone is not None:
+        user.time_zone = timezones.check(time_zone)
     db.flush()
     return user
 

@@ -28,7 +28,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import Settings
-from app.services import clocks, emails, gamelog, lobby, mailsink, webhooks
+from app.services import clocks, emails, gamelog, lobby, mailsink, timezones, webhooks
 from app.services.errors import Invalid
 from app.store import notices
 from app.store.models import Game, Notification, Seat, User
@@ -200,7 +200,7 @@ def claim_game(db: Session, game_id: int, settings: Settings, now: datetime) -> 
         subject = f"Imperial Glory: your move in {summary['scenario_name']} #{game.id}"
         body = (
             f"{user.username}, the table is waiting for you: {table_line(seat, deadline, now)}.\n\n"
-            f"Decide before {deadline:%Y-%m-%d %H:%M} UTC; after that your standing orders "
+            f"Decide before {timezones.local(deadline, user.time_zone)}; after that your standing orders "
             f"and a stand-in bot play for you until you are back.\n\n{url}\n"
         )
         payload = chat_payload(
@@ -363,6 +363,30 @@ def standin_played(db: Session, game: Game, seat: Seat) -> None:
     db.flush()
 
 
+#: why a stand-in took her seat, as the mail's subject and first line say it (issue 40:
+#: the mail after a table vote did not say the table voted); keys as ``standins.WHY``
+SUBJECT_WHY = {
+    "vote": "the table voted you a stand-in",
+    "time": "your time ran out",
+    "gone": "you left the table",
+}
+BODY_WHY = {
+    "vote": "the table voted to hand your seat in {title} to a stand-in while the game waited "
+    "for you",
+    "time": "your time ran out when {title} needed you",
+    "gone": "your page of {title} was closed while the game waited for you",
+    "away": "you were away when {title} needed you",
+}
+
+
+def standin_why(game: Game, seat: Seat | None) -> str | None:
+    """Why a stand-in plays ``seat`` now (the clocks' record of who is away: time, vote,
+    gone …), or None when it no longer does."""
+    away = ((game.clocks or {}).get("away") or {}) if seat is not None else {}
+    entry = away.get(str(seat.index)) if seat is not None else None
+    return str(entry.get("why")) if isinstance(entry, dict) and entry.get("why") else None
+
+
 def standin_job(db: Session, row: Notification, settings: Settings) -> Job | None:
     """The message of a queued stand-in notice, or None when there is no one to tell."""
     user = db.get(User, row.user_id)
@@ -374,15 +398,18 @@ def standin_job(db: Session, row: Notification, settings: Settings) -> Job | Non
     summary = lobby.game_summary(game)
     title = f"{summary['scenario_name']} #{game.id}"
     url = f"{settings.base_url.rstrip('/')}/games/{game.id}"
-    subject = f"Imperial Glory: you are away, a bot plays {power} for you in {title}"
+    why = standin_why(game, seat) or ""
+    said = SUBJECT_WHY.get(why, "you are away")
+    line = BODY_WHY.get(why, BODY_WHY["away"]).format(title=title)
+    subject = f"Imperial Glory: {said}, a bot plays {power} for you in {title}"
     body = (
-        f"{user.username}, you were away when {title} needed you, so a stand-in bot "
+        f"{user.username}, {line}, so a stand-in bot "
         f"now plays {power} for you; the table goes on.\n\n"
         f"Take your seat back at any time by making a move:\n\n{url}\n\n"
         f"Standing orders (what to do when attacked, how to vote) let the server answer "
         f"for you next time: {url}/orders\n"
     )
-    text = f"{user.username}: you are away, a bot plays {power} for you in {title} — {url}"
+    text = f"{user.username}: {said}, a bot plays {power} for you in {title} — {url}"
     target = user.email if row.channel == "email" else user.webhook_url
     if not target:
         return None

@@ -67,6 +67,9 @@ class User(Base):
     notify_standin: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     #: one e-mail a day listing the games waiting for this user
     daily_digest: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: an IANA time zone ("Europe/Paris") the times in her mails are written in; None is
+    #: UTC (accounts made before it existed). Set from the browser at sign-up (issue 40)
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
     last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 

@@ -52,6 +52,12 @@ class SignupBody(Credentials):
         max_length=254,
         description="one e-mail address, stored normalised (422 `bad_email` otherwise)",
     )
+    time_zone: str | None = Field(
+        default=None,
+        max_length=200,
+        description='the IANA zone her mails write times in ("Europe/Paris"), as the '
+        "browser reports it; one the server does not know is left out (UTC)",
+    )
 
 
 class PasswordChangeBody(BaseModel):
@@ -149,6 +155,12 @@ class PreferencesBody(BaseModel):
     notify_turns: bool | None = None
     daily_digest: bool | None = None
     notify_standin: bool | None = None
+    time_zone: str | None = Field(
+        default=None,
+        max_length=64,
+        description='the IANA zone her mails write times in ("Europe/Paris"); "" is UTC '
+        "(422 `bad_time_zone` for a zone the server does not know)",
+    )
 
 
 class DefendOrder(BaseModel):

@@ -99,3 +99,22 @@ def test_the_waiting_room_power_menu_buttons_and_invite_link(
         keep_shot(path)
     finally:
         context.close()
+
+
+def test_sign_up_takes_the_browsers_time_zone(browser: Any, live_server: Any) -> None:
+    """Mail times are the recipient's (issue 40): the sign-up form sends the browser's zone,
+    and /account shows it, to be changed there."""
+    context, page = _signup(
+        browser, live_server.url, {"width": 1280, "height": 900}, timezone_id="Asia/Tokyo"
+    )
+    try:
+        page.goto("/account")
+        assert page.locator("#time-zone").input_value() == "Asia/Tokyo"
+        page.select_option("#time-zone", value="Europe/Paris")
+        page.click("#account-form button[type=submit]")
+        page.wait_for_load_state()
+        assert page.locator("#time-zone").input_value() == "Europe/Paris"
+        me = page.request.get("/api/me").json()
+        assert me["user"]["time_zone"] == "Europe/Paris", me
+    finally:
+        context.close()

@@ -58,6 +58,7 @@ def user_json(user: User) -> dict[str, Any]:
         "notify_turns": user.notify_turns,
         "daily_digest": user.daily_digest,
         "notify_standin": user.notify_standin,
+        "time_zone": user.time_zone or "UTC",
     }
 
 
@@ -85,7 +86,7 @@ def signup(
     body: SignupBody, request: Request, response: Response, db: DB, settings: SettingsDep
 ) -> dict[str, Any]:
     ratelimit.limiter().hit("signup", client_ip(request))
-    user = accounts.signup(db, body.username, body.password, body.email)
+    user = accounts.signup(db, body.username, body.password, body.email, body.time_zone)
     token, login = accounts.fresh_session(
         db, user, settings.session_days, request.cookies.get(SESSION_COOKIE)
     )
@@ -230,6 +231,7 @@ def update_me(
         body.daily_digest,
         allow_private_webhooks=settings.webhook_allow_private,
         notify_standin=body.notify_standin,
+        time_zone=body.time_zone,
     )
     db.commit()
     return login_json(login)

@@ -22,6 +22,7 @@ from app.services import (
     ratelimit,
     ratings,
     starting,
+    timezones,
     tutorial,
     unit,
 )
@@ -144,13 +145,14 @@ def signup_form(
     password: Annotated[str, Form()] = "",
     email: Annotated[str, Form()] = "",
     next: Annotated[str, Form()] = "",
+    time_zone: Annotated[str, Form()] = "",  # the browser's zone (static/js/time_zone.js)
     csrf_token: CsrfField = None,
 ) -> Response:
     if (refused := csrf_refused(request, None, csrf_token)) is not None:
         return refused
     try:
         ratelimit.limiter().hit("signup", client_ip(request))
-        user = accounts.signup(db, username, password, email or None)
+        user = accounts.signup(db, username, password, email or None, time_zone or None)
     except ServiceError as exc:
         ctx = {"error": exc.message, "username": username, "email": email, "next": next}
         page = render(request, "signup.html", ctx, None, status_code=exc.status)
@@ -226,7 +228,7 @@ def logout_form(request: Request, db: DB, login: Login, csrf_token: CsrfField = 
 def account_page(request: Request, login: Login) -> Response:
     if login is None:
         return redirect("/login?next=/account", "Log in first.")
-    return render(request, "account.html", {}, login)
+    return render(request, "account.html", {"zones": timezones.zones()}, login)
 
 
 @router.post("/account")
@@ -240,6 +242,7 @@ def account_form(
     notify_turns: Annotated[str | None, Form()] = None,
     daily_digest: Annotated[str | None, Form()] = None,
     notify_standin: Annotated[str | None, Form()] = None,
+    time_zone: Annotated[str | None, Form()] = None,
     csrf_token: CsrfField = None,
 ) -> Response:
     if login is None:
@@ -256,12 +259,14 @@ def account_form(
             daily_digest is not None,
             allow_private_webhooks=settings.webhook_allow_private,
             notify_standin=notify_standin is not None,
+            time_zone=time_zone,
         )
         db.commit()
     except ServiceError as exc:
         db.rollback()
         db.refresh(login.user)
-        return render(request, "account.html", {"error": exc.message}, login, exc.status)
+        ctx = {"error": exc.message, "zones": timezones.zones()}
+        return render(request, "account.html", ctx, login, exc.status)
     return redirect("/account", "Saved.")
 
 
