@@ -231,6 +231,10 @@ export function renderStatus(node, state, ctx) {
     v.phase && !v.over ? el("span", { class: "phase" }, PHASE_NAMES[v.phase] || humanize(v.phase)) : null, // "Game over" says it
     state.pace === "none" && state.status === "active"
       ? el("span", { class: "no-clock", title: "No clock: nobody is hurried, and no seat goes to a stand-in for being slow" }, "no clock") : null,
+    // the table voted to stop every clock (issue 40: the header did not say so)
+    state.clock?.paused && state.status === "active"
+      ? el("span", { class: "clocks-paused", "data-control": "clocks-paused",
+        title: "The table voted to stop every clock: nobody's time runs, and moves may still be made" }, "clocks paused") : null,
     el("span", { class: "waiting-for", "aria-live": "polite" },
       v.over ? "Game over" : waiting.length
         ? ["Waiting for ", waiting.map((s, i) => [i ? ", " : "", el("strong", { class: s === state.seat ? "me" : "" }, s === state.seat ? "you" : ctx.seatName(s)),

@@ -58,7 +58,9 @@ export class TableBar {
       const here = seat === me ? null : goneAt
         ? el("span", { class: "clock-presence gone", title: "No page of theirs is open on this game" }, `gone since ${hhmm(goneAt)}`)
         : el("span", { class: "clock-presence here" }, "present");
-      const time = gone ? el("span", { class: "clock-time" }, "away: a stand-in plays")
+      // "away" in a word: the banner above says who plays for whom, and why (issue 40:
+      // being away was stated three times on one screen)
+      const time = gone ? el("span", { class: "clock-time", title: "Their standing orders and a stand-in bot play their seat" }, "away")
         : c.deadline ? el("time", { class: "clock-time", "data-clock-deadline": c.deadline, datetime: c.deadline }, left(new Date(c.deadline).getTime() - Date.now()))
           : c.bank !== null && c.bank !== undefined ? el("span", { class: "clock-time" }, left(c.bank * 1000)) : null;
       const skipKey = `skip:${seat}`;
@@ -94,7 +96,7 @@ export class TableBar {
       }
       buttons.push(el("button", { type: "button", class: "btn small", "data-control": "away",
         title: "Your standing orders and a stand-in bot play your seat at once, so nobody waits; any move of yours, or \"I'm back\", takes it back",
-        onclick: () => this.post("away", "You are away: your standing orders and a stand-in play your seat.") }, "I'm away"));
+        onclick: () => this.post("away", null) }, "I'm away")); // the stand-in banner says it
       if (clock.control) {
         const kind = clock.paused ? "resume" : "pause";
         const voted = (votes[kind] || []).includes(me);
