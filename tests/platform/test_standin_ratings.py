@@ -5,8 +5,11 @@ table and the profile say so; the solitaire growth shows only in a game with one
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -220,3 +223,31 @@ def test_the_solitaire_growth_shows_in_a_game_with_one_person(
         )
         assert "5 VP plus 11 for a victory level of −11" in shown["headline"]
         db.rollback()
+
+
+def test_the_profile_says_a_stand_in_played_her_seat(
+    factory: sessionmaker[Session], migrated_url: str, start_server: Any
+) -> None:
+    with factory() as db:
+        alice, bob, carol = people(db, "alice", "bob", "carol")
+        game = table(db, [alice, bob, carol], PEOPLE_THEN_BOTS)
+        a, b, c = seat_of(game, alice), seat_of(game, bob), seat_of(game, carol)
+        finish(
+            db,
+            game,
+            [a, c, b, 3, 4, 5],
+            {"standin": {str(c): 100}, "decisions": {str(a): 150, str(b): 160, str(c): 150}},
+        )
+        db.commit()
+        gid = game.id
+    server = start_server(migrated_url)
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        carol_page = http.get("/players/carol").text
+        alice_page = http.get("/players/alice").text
+    unrated = carol_page.split('id="history-unrated"', 1)[1].split("</table>", 1)[0]
+    assert f"#{gid}<" in unrated
+    assert "a stand-in made 100 of the seat&#39;s 150 decisions (more than half)" in unrated
+    assert 'id="history"' not in carol_page, "no rated game for her"
+    assert "seat a stand-in played for more than half of its decisions" in carol_page
+    rated = alice_page.split('id="history"', 1)[1].split("</table>", 1)[0]
+    assert f"#{gid}<" in rated and re.search(r"[+-]\d+</td>", rated)
