@@ -93,6 +93,72 @@ class GameSource(Protocol):
         ...
 
 
+class Mailbox:
+    """A socket's bounded queue of messages, with its one reader (the writer task).
+
+    ``asyncio.Queue`` keeps three deques and an ``Event`` with a fourth, ~4 KB a socket
+    before a message is queued; a list and one future while the reader waits do. Full:
+    ``put_nowait`` raises ``asyncio.QueueFull``, as the queue did."""
+
+    __slots__ = ("maxsize", "_items", "_waiter")
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: list[str | None] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: str | None) -> None:
+        if 0 < self.maxsize <= len(self._items):
+            raise asyncio.QueueFull
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def get(self) -> str | None:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+
+class Flag:
+    """Set once, awaited by one task (a socket's session waits for its drop): an
+    ``asyncio.Event`` without the deque it keeps for many waiters."""
+
+    __slots__ = ("_set", "_waiter")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        self._set = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    def is_set(self) -> bool:
+        return self._set
+
+    async def wait(self) -> None:
+        if self._set:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
 @dataclass(eq=False)
 class Connection:
     """One websocket as the hub sees it."""
@@ -113,12 +179,12 @@ class Connection:
     joined: bool = False
     closed: bool = False
     drop_reason: str | None = None
-    queue: asyncio.Queue[str | None] = field(init=False)
-    dropped: asyncio.Event = field(init=False)
+    queue: Mailbox = field(init=False)
+    dropped: Flag = field(init=False)
 
     def __post_init__(self) -> None:
-        self.queue = asyncio.Queue(maxsize=self.queue_size)
-        self.dropped = asyncio.Event()
+        self.queue = Mailbox(self.queue_size)
+        self.dropped = Flag()
 
     def offer(self, message: dict[str, Any] | str) -> bool:
         """Queue a message without ever waiting; a full queue drops this connection."""
