@@ -27,6 +27,7 @@ TABLES = {
     "snapshots",
     "chat_messages",
     "player_stats",
+    "presence",
 }
 
 
