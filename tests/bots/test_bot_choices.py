@@ -42,8 +42,14 @@ def test_bot_returns_one_of_the_listed_actions_at_every_step(level: str) -> None
         seat = int(engine.pending(state)[0]["seat"])
         legal = engine.legal_actions(state, seat)
         action = choose_action(level, engine.view(state, seat), legal, rng)
-        # the listed dict itself, or (20.14) a concrete offer fitting a listed template
-        assert any(action is candidate for candidate in legal) or engine.offer_fits(legal, action)
+        # the listed dict itself, or (20.14) a concrete offer fitting a listed template, or
+        # (20.14, issue 40) a listed refusal of an offer with the bot's reason added
+        bare = {k: v for k, v in action.items() if k != "reason"}
+        assert (
+            any(action is candidate for candidate in legal)
+            or engine.offer_fits(legal, action)
+            or (action.get("answer") == "refuse" and action.get("reason") and bare in legal)
+        )
         state, _ = engine.apply(state, seat, action)
         steps += 1
     assert steps > 0
