@@ -96,12 +96,17 @@ def test_a_bot_counters_an_offer_with_an_area_in_it(browser: Any, live_server: A
         assert "turns your offer round" in notice.inner_text(), notice.inner_text()
         page.screenshot(path=str(artifact("bot-counter-offer-page.png")))
 
-        # Counter the counter (20.15: the last word) asking the area for nothing: the bot
-        # can only accept or refuse, and its refusal says what it would need.
+        # Counter the counter (20.15: the last word) asking the area and every talent the
+        # bot has, for nothing and without peace: the bot can only accept or refuse, and its
+        # refusal says what it would need.
         box.locator('button[data-control="counter-offer"]').click()
         dialog.wait_for(state="visible")
-        for side in ("give", "get"):
-            dialog.locator(f'input[data-field="{side}.talents"]').fill("0")
+        ask = dialog.locator('input[data-field="get.talents"]')
+        ask.fill(ask.get_attribute("max") or "0")
+        dialog.locator('input[data-field="give.talents"]').fill("0")
+        ask.fill(ask.get_attribute("max") or "0")  # the give side cleared it (one way)
+        for term in dialog.locator('input[data-field="terms"]:checked').all():
+            term.uncheck()
         send = dialog.locator('button[data-control="send-offer"]')
         send.click()
         deadline = time.monotonic() + 30
@@ -113,6 +118,14 @@ def test_a_bot_counters_an_offer_with_an_area_in_it(browser: Any, live_server: A
                 break
             assert time.monotonic() < deadline, "the bot never answered the counter-counter"
             time.sleep(0.2)
+        refusals = [
+            e["text"]
+            for e in person.page.request.get(f"/api/games/{game_id}/events?since=0").json()[
+                "events"
+            ]
+            if (e.get("data") or {}).get("answer") == "refuse"
+        ]
+        assert refusals, "the bot took the offer"
         wait_js(page, "document.querySelector('#offer-answer')?.dataset.answer === 'refuse'")
         text = notice.inner_text()
         assert "refuses your offer: " in text, text
