@@ -45,6 +45,11 @@ def _area_name(area: Any) -> str:
     return str(row.get("name") or area)
 
 
+def _listed(items: list[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _talents(n: int) -> str:
     return f"{n} talent{'' if n == 1 else 's'}"
 
@@ -78,8 +83,11 @@ def offer_reason(grand: Grand, off: dict[str, Any]) -> str:
     if short <= 0:
         return "it weighed the offer and chose to keep things as they are."
     talents = max(1, math.ceil(short / TALENT_VALUE))
-    what = f"to give up {', '.join(_area_name(a) for a in give['areas'])}" if give["areas"] else ""
-    line = f"it would need {_talents(talents)} more {what or 'to take it'}"
+    items = [_area_name(a) for a in give["areas"]]
+    items += [f"the claim to {_area_name(a)}" for a in give["claims"]]
+    items += [_talents(int(num(give["talents"])))] if give["talents"] else []
+    what = f"to give up {_listed(items)}" if items else "to take it"
+    line = f"it would need {_talents(talents)} more {what}"
     held = num(
         ((grand.pol.players[other] if 0 <= other < len(grand.pol.players) else {}) or {}).get(
             "talents"

@@ -44,7 +44,7 @@ def test_a_refusal_says_how_many_talents_would_have_done() -> None:
             continue
         refusals.append(action)
         reason = action["reason"]
-        found = re.match(r"it would need (\d+) talents? more to take it", reason)
+        found = re.match(r"it would need (\d+) talents? more to give up 3 talents", reason)
         assert found, reason
         assert "\n" not in reason and len(reason) <= 200
         # The figure is the bot's own: that many more talents and it takes the offer.
