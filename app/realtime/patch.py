@@ -41,6 +41,8 @@ OPTS = orjson.OPT_NON_STR_KEYS
 #: a container encoded longer than this is kept as its items (an op's path costs ~30
 #: bytes: below this a whole area or prompt is cheaper than its changed keys' paths)
 SPLIT = 256
+#: a container of more items than this is split whatever its size
+MANY = 32
 #: levels below a root (the fields, the view, ``view.me``) that may be split
 DEPTH = 4
 
@@ -78,11 +80,17 @@ def _splittable(value: Any) -> bool:
 
 
 def tree(value: Any, depth: int = DEPTH) -> Node:
-    """`value` encoded, as its parts where it is longer than ``SPLIT`` (top down: a
-    small container is one ``dumps``, a call per leaf would cost more than the bytes)."""
-    encoded = dumps(value)
-    if depth <= 0 or len(encoded) <= SPLIT or not _splittable(value):
-        return encoded
+    """`value` encoded, as its parts where it is longer than ``SPLIT`` bytes (top down:
+    a small container is one ``dumps``, a call per leaf would cost more than the bytes).
+    A container of more than ``MANY`` items is split without being encoded whole first
+    (the areas: a 22 KB copy per version for nothing)."""
+    if depth <= 0 or not _splittable(value):
+        return dumps(value)
+    if len(value) <= MANY:
+        encoded = dumps(value)
+        if len(encoded) <= SPLIT:
+            return encoded
+        del encoded
     if type(value) is dict:
         return {k: tree(v, depth - 1) for k, v in value.items()}
     return [tree(item, depth - 1) for item in value]
@@ -114,6 +122,12 @@ def fingerprint(node: Node) -> Print:
     if type(node) is list:
         return [fingerprint(item) for item in node]
     return {k: fingerprint(v) for k, v in node.items()}
+
+
+def printed_root(obj: dict[Any, Any], depth: int = DEPTH) -> Print:
+    """``fingerprint(leaves(obj))`` (or of ``group`` with ``DEPTH - 1``), each key's
+    parts let go of as soon as they are hashed (what a hello's answer is printed by)."""
+    return {k: fingerprint(tree(v, depth)) for k, v in obj.items()}
 
 
 def _op(path: list[bytes], value: bytes, how: bytes = b"") -> bytes:
@@ -248,30 +262,35 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
     return {"k": keysets, "v": packer.table, "t": trie}
 
 
+_SCALARS = (int, bool, type(None))  # a float goes by its encoding: 0.0 == -0.0
+
+
 class _Packer:
     """The tables of one packed list: its key sets and its distinct values."""
 
     def __init__(self) -> None:
         self.keysets: dict[tuple[Any, ...], int] = {}
-        self.values: dict[bytes, int] = {}
+        self.values: dict[Any, int] = {}
         self.table: list[Any] = []  # a value, or [keys' index or -1, items' indices]
 
     def keys(self, keys: tuple[Any, ...]) -> int:
         return self.keysets.setdefault(keys, len(self.keysets))
 
     def value(self, value: Any) -> int:
-        encoded = dumps(value)
-        got = self.values.get(encoded)
+        kind = type(value)
+        # A string is its own key; an int, a bool or None goes with its type (1 and True
+        # are one dict key, two JSON values); a float or a container by its encoding.
+        ident: Any = value if kind is str else (kind, value) if kind in _SCALARS else dumps(value)
+        got = self.values.get(ident)
         if got is not None:
             return got
-        kind = type(value)
         if kind is dict and value:
             parts = [self.keys(tuple(value)), [self.value(v) for v in value.values()]]
         elif kind is list and value:
             parts = [-1, [self.value(v) for v in value]]
         else:
             parts = None
-        got = self.values[encoded] = len(self.table)
+        got = self.values[ident] = len(self.table)
         self.table.append(value if parts is None else parts)
         return got
 

@@ -81,16 +81,25 @@ def me_tree(mine: Any) -> patch.Node:
 OWN = ("seat", "view", "legal_actions", "can_undo")
 
 
+#: plain JSON only: a value either encoder would write otherwise (a datetime, a subclass
+#: of str or int, a dataclass) raises instead
+_PLAIN = OPTS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
 def held(fields: dict[str, Any]) -> Base | None:
-    """The prints of the fields a socket holds from a whole message (a hello's answer,
-    decoded as the client decoded it), so that the next push from memory can be a patch
-    against them; None when they cannot be split as an update's are. Made from what was
-    sent, not from what the hub meant to send, a patch against them is right by
-    construction."""
+    """The prints of the fields a socket holds from a whole message (a hello's answer),
+    so that the next push from memory can be a patch against them; None when they cannot
+    be split as an update's are. Only for plain JSON values, whose decoded form is
+    themselves whichever encoder wrote the message: then a patch against these prints
+    is right by construction."""
     version, seat, view = fields.get("version"), fields.get("seat"), fields.get("view")
     if type(version) is not int or not all(k in fields for k in OWN):
         return None
-    common = patch.fingerprint(patch.leaves({k: v for k, v in fields.items() if k not in OWN}))
+    try:
+        orjson.dumps(fields, option=_PLAIN)
+    except TypeError:
+        return None
+    common = patch.printed_root({k: v for k, v in fields.items() if k not in OWN})
     public: patch.Print | None = None
     me: patch.Print = None
     if type(view) is dict:
@@ -98,9 +107,13 @@ def held(fields: dict[str, Any]) -> Base | None:
             if not view or list(view)[-1] != "me":
                 return None
             mine = view["me"]
-            me = patch.fingerprint(me_tree(mine))
+            me = (
+                patch.printed_root(mine, patch.DEPTH - 1)
+                if type(mine) is dict and mine
+                else hash(dumps(mine))
+            )
             view = {k: v for k, v in view.items() if k != "me"}
-        public = patch.fingerprint(patch.leaves(view))
+        public = patch.printed_root(view)
     elif seat is not None:
         return None
     prints = SeatPrint(
