@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from app.engine import memo
 from app.engine.content import _OVERRIDE, Content, active, content
 from app.engine.memo import owned_index, tracked
 
@@ -304,10 +305,20 @@ ADVISOR_NAMES = {
 def abilities(state: State, seat: int) -> tuple[dict[str, Any], ...]:
     """Every lasting effect working for a seat: notables in its deck (6.4),
     innovations (6.7) and holding cards played for good (19.4). Once per
-    position on a tracked state (`memo`), outside a move."""
+    position on a tracked state (`memo`), outside a move; and once per state
+    while legal actions are worked out (`memo.READING`: every price, cost and
+    sea zone asks)."""
     entry = tracked(state)
     if entry is None or entry.moving:
-        return _abilities(state, seat)
+        reads = memo.LOCAL.reads
+        if reads is None:
+            return _abilities(state, seat)
+        key = (id(state), seat)
+        known = reads.get(key)
+        if known is None or known[0] is not state:
+            known = reads[key] = (state, _abilities(state, seat))
+        found: tuple[dict[str, Any], ...] = known[1]
+        return found
     hit = entry.abilities.get(seat)
     if hit is None:
         hit = entry.abilities[seat] = _abilities(state, seat)

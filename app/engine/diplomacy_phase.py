@@ -23,8 +23,10 @@ from app.engine.core import (
 from app.engine.rules import MAX_DIPLO_MOVES
 
 
-def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
-    """3.2-3.5, 21.2: pass, or one of at most MAX_DIPLO_MOVES moves a turn."""
+def diplomacy_actions(state: State, seat: int, with_grand: bool = True) -> list[dict[str, Any]]:
+    """3.2-3.5, 21.2: pass, or one of at most MAX_DIPLO_MOVES moves a turn; with
+    ``with_grand`` also grand diplomacy's (20.14, 20.3: offer, cancel, renounce), which
+    `gate.check` leaves out when it checks a ``diplo`` move."""
     p = player(state, seat)
     out: list[dict[str, Any]] = []
     out.append({"type": "diplo", "move": "pass"})
@@ -67,7 +69,8 @@ def diplomacy_actions(state: State, seat: int) -> list[dict[str, Any]]:
                 out.append({"type": "diplo", "move": "ask_asylum", "power": power})  # 21.2
             if player(state, other)["asylum"] == seat:
                 out.append({"type": "diplo", "move": "revoke_asylum", "power": power})  # 21.2
-        out += grand_offers.diplo_actions(state, seat)  # 20.14, 20.3
+        if with_grand:
+            out += grand_offers.diplo_actions(state, seat)  # 20.14, 20.3
     return out
 
 

@@ -736,8 +736,9 @@ def endeavour_is_open(state: State, seat: int, action: dict[str, Any]) -> bool:
     return type(t) is int and 0 <= t <= max_talents(state, seat, cost) and set(action) == expected
 
 
-def endeavour_actions(state: State, seat: int) -> list[dict[str, Any]]:
-    """Every endeavour the drawn advisor may undertake now (9.1)."""
+def endeavour_actions(state: State, seat: int, only: str | None = None) -> list[dict[str, Any]]:
+    """Every endeavour the drawn advisor may undertake now (9.1); with ``only``,
+    those of that kind alone (`gate.check`, checking one endeavour)."""
     p = player(state, seat)
     card = p["deck"]["hand"]
     if card is None:
@@ -745,6 +746,8 @@ def endeavour_actions(state: State, seat: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     costs = loc_costs(state, seat)
     for kind in kinds_for(card):
+        if only is not None and kind != only:
+            continue
         for base, target, option in targets(state, seat, kind, costs):
             cost, _ = base_cost(state, seat, kind, base, target, option, costs)
             top = max_talents(state, seat, cost)

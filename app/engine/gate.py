@@ -32,7 +32,7 @@ from app.engine.grand_actions import (
     h_renounce,
     h_verdict,
 )
-from app.engine.legality import legal_actions
+from app.engine.legality import legal_of_type
 from app.engine.parleys import h_call_parley, h_vote
 from app.engine.prompts import pending
 from app.engine.sequence import h_choose_slot, h_end_turn
@@ -232,13 +232,16 @@ def check(state: State, seat: int, action: Any) -> dict[str, Any]:
     """The action as `apply` works on it (a copy), or the `IllegalAction` that refuses
     it: the one legality check. An action is legal when `legal_actions` lists one equal
     to it type for type (``True`` is not ``1``), or, for an offer, when it fits the
-    template listed for its power (20.14)."""
+    template listed for its power (20.14). Only the parts of `legal_actions` that can
+    list an action of its type are worked out (`legality.legal_of_type`): the whole
+    list was a third of an `apply` (issue 39)."""
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalAction("An action must be an object with a 'type'.", "malformed")
     act = dict(action)
     if state.get("over"):
         raise IllegalAction("The game is over.", "game_over")
-    legal = legal_actions(state, seat)
+    kind = act.get("kind") if act["type"] == "endeavour" else None
+    legal = legal_of_type(state, seat, act["type"], kind if isinstance(kind, str) else None)
     if act["type"] == "offer":
         return check_offer(state, seat, act, legal)
     if act["type"] == "answer_offer" and "reason" in act:  # 20.14: a refusal's reason

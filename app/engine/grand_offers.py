@@ -36,19 +36,34 @@ from app.engine.grand import (
 # ====================================================================== templates (20.1)
 
 
-def _limits(state: State, giver: int, receiver: int) -> dict[str, Any]:
+def _claimed(state: State) -> dict[int, list[str]]:
+    """Seat -> the areas it claims, sorted: one pass over the map for every
+    template `offers` lists (it was one pass per pair of seats, issue 39)."""
+    out: dict[int, list[str]] = {}
+    for a, x in state["areas"].items():
+        for s in x["claims"]:
+            claimed = out.setdefault(s, [])
+            if not claimed or claimed[-1] != a:  # once, however often it is listed
+                claimed.append(a)
+    for claimed in out.values():
+        claimed.sort()
+    return out
+
+
+def _limits(
+    state: State, giver: int, receiver: int, claimed: dict[int, list[str]] | None = None
+) -> dict[str, Any]:
     """What ``giver`` may put into a bundle for ``receiver`` (20.11)."""
     gp = player(state, giver)
     areas = state["areas"]
-    # Filtered, then sorted: the bots' searches list these for every pair of seats at
-    # every diplomatic step, and sorting the whole map first was most of the cost.
-    claims = sorted(
+    if claimed is None:
+        claimed = _claimed(state)
+    claims = [
         a
-        for a, x in areas.items()
-        if giver in x["claims"]
-        and receiver not in x["claims"]  # 18.11
+        for a in claimed.get(giver, ())
+        if receiver not in areas[a]["claims"]  # 18.11
         and faith_allows_claim(state, receiver, a)  # 18.12
-    )
+    ]
     return {
         "talents": max(0, int(gp["talents"])),
         "per_turn": MAX_TRIBUTE,
@@ -78,10 +93,14 @@ def _empty_side() -> dict[str, Any]:
     return {"talents": 0, "per_turn": 0, "areas": [], "claims": [], "votes": False}
 
 
-def template(state: State, seat: int, other: int) -> dict[str, Any] | None:
+def template(
+    state: State, seat: int, other: int, claimed: dict[int, list[str]] | None = None
+) -> dict[str, Any] | None:
     """The listed offer action from ``seat`` to ``other``: a default bundle that is
     itself a legal offer, and under ``template`` the range of every item."""
-    give, get = _limits(state, seat, other), _limits(state, other, seat)
+    if claimed is None:
+        claimed = _claimed(state)
+    give, get = _limits(state, seat, other, claimed), _limits(state, other, seat, claimed)
     terms = _terms_allowed(state, seat, other)
     hi = max(1, min(MAX_TERM_TURNS, int(state["end_turn"]) - int(state["turn"]) + 1))
     tpl = {"give": give, "get": get, "terms": terms, "turns": [1, hi]}
@@ -259,7 +278,12 @@ def prompts(state: State) -> list[dict[str, Any]] | None:
     return None
 
 
-def request_actions(state: State, seat: int, prompt: dict[str, Any]) -> list[dict[str, Any]]:
+def request_actions(
+    state: State, seat: int, prompt: dict[str, Any], counter: bool = True
+) -> list[dict[str, Any]]:
+    """20.41/20.43: comply with a verdict or defy it; 20.14-20.15: accept or refuse
+    an offer, or (with ``counter``: `gate.check` leaves it out when it checks an
+    answer) counter it with an offer of one's own."""
     if prompt["request"] == "verdict":
         return [{"type": "verdict", "comply": True}, {"type": "verdict", "comply": False}]
     off = gr(state)["offer"]
@@ -267,7 +291,7 @@ def request_actions(state: State, seat: int, prompt: dict[str, Any]) -> list[dic
         {"type": "answer_offer", "answer": "accept"},
         {"type": "answer_offer", "answer": "refuse"},
     ]
-    if off["depth"] < MAX_COUNTERS:  # 20.15
+    if counter and off["depth"] < MAX_COUNTERS:  # 20.15
         tpl = template(state, seat, off["from"])
         if tpl is not None:
             out.append(tpl)
@@ -278,9 +302,10 @@ def offers(state: State, seat: int) -> list[dict[str, Any]]:
     """20.14: an offer template to each power, and 20.3 an offer to cancel each
     agreement in force the seat is party to (its partner must consent)."""
     out: list[dict[str, Any]] = []
+    claimed = _claimed(state)
     for other in seats(state):
         if other != seat:
-            tpl = template(state, seat, other)
+            tpl = template(state, seat, other, claimed)
             if tpl is not None:
                 out.append(tpl)
     out += [{"type": "cancel", "agreement": ag["id"]} for ag in in_force(state, seat)]

@@ -31,16 +31,45 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     entry = memo.tracked(state)
     if entry is None or entry.moving:
-        with memo.scope():
+        with memo.reading():
             return _legal_actions(state, seat)
     legal = entry.legal.get(seat)
     if legal is None:
-        with memo.scope():
+        with memo.reading():
             legal = entry.legal[seat] = _legal_actions(state, seat)
     return legal[:]
 
 
-def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
+def legal_of_type(
+    state: State, seat: int, kind: str, endeavour: str | None = None
+) -> list[dict[str, Any]]:
+    """The legal actions of type ``kind`` (and maybe some of other types): what
+    `gate.check` needs to tell whether one action is listed, without working out
+    the parts of `legal_actions` that can list no action of that type (the offer
+    templates of 20.14 when the action is a draw, say); for an endeavour of kind
+    ``endeavour``, only that kind's (9.1). On a state whose list is remembered
+    (`memo`), the whole list."""
+    if type(seat) is not int or not 0 <= seat < len(state["players"]):
+        return []
+    entry = memo.tracked(state)
+    if entry is not None and not entry.moving:
+        legal = entry.legal.get(seat)
+        if legal is not None:
+            return legal
+    with memo.reading():
+        return _legal_actions(state, seat, kind, endeavour)
+
+
+def _legal_actions(
+    state: State, seat: int, only: str | None = None, endeavour: str | None = None
+) -> list[dict[str, Any]]:
+    """`legal_actions`; with ``only`` an action type, only the parts that can list
+    an action of that type (each part below names the types it lists), and with
+    ``endeavour`` only the endeavours of that kind."""
+
+    def wanted(*types: str) -> bool:
+        return only is None or only in types
+
     prompts = [pr for pr in pending(state) if pr["seat"] == seat]
     if not prompts:
         return []
@@ -51,7 +80,7 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         return [{"type": "vote", "choice": c} for c in ("yes", "no", "abstain")]
     if kind == "request":
         if prompts[0]["request"] in ("offer", "verdict"):
-            return grand_offers.request_actions(state, seat, prompts[0])
+            return grand_offers.request_actions(state, seat, prompts[0], counter=wanted("offer"))
         if prompts[0]["request"] == "waive_tie":
             area = prompts[0]["area"]
             return [
@@ -71,8 +100,8 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         cost = defense_cost(state, seat, it["action"]["target"]) or 1
         top = max(0, min(MAX_EXTRA_TALENTS, p["talents"] - cost))
         return [{"type": "defend", "talents": t} for t in range(top + 1)] + [{"type": "decline"}]
-    if kind == "diplomacy":
-        return diplomacy_actions(state, seat)
+    if kind == "diplomacy":  # diplo; 20.14, 20.3: offer, cancel, renounce
+        return diplomacy_actions(state, seat, with_grand=wanted("offer", "cancel", "renounce"))
     if kind == "initiative":
         return [
             {"type": "choose_slot", "slot": i}
@@ -81,28 +110,37 @@ def _legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
         ]
     if kind == "advisor":
         card = p["deck"]["hand"]
-        if card_type(card) is not None:
-            out += endeavour_actions(state, seat)
+        if card_type(card) is not None and wanted("endeavour"):
+            out += endeavour_actions(state, seat, endeavour)
         if next_draw_pile(p) and p["influence"] >= petition_cost(state, seat):
             out.append({"type": "petition"})
         out.append({"type": "dismiss"})
-        out += holding_actions(state, seat, "drawn")
+        if wanted("play"):
+            out += holding_actions(state, seat, "drawn")
         return out
     # kind == "turn"
     if p["years_left"] > 0 and (p["deck"]["draw"] or p["deck"]["discard"]):
         out.append({"type": "draw"})
-    out += tax_options(state, seat)
-    out += recruit_options(state, seat)
-    out += holding_actions(state, seat, "start")
-    out += parley_options(state, seat)
-    out += grand_offers.turn_actions(state, seat)  # 20.14, 20.45
-    out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
-    for a, area in sorted(state["areas"].items()):
-        if seat in area["ties"]:
-            out.append({"type": "remove_tie", "area": a})  # 12.43
-    for a in owned(state, seat):
-        if state["areas"][a]["fort"]:
-            out.append({"type": "reduce_fort", "area": a})  # 14.43
+    if wanted("tax", "plunder"):
+        out += tax_options(state, seat)
+    if wanted("recruit"):
+        out += recruit_options(state, seat)
+    if wanted("play"):
+        out += holding_actions(state, seat, "start")
+    if wanted("call_parley"):
+        out += parley_options(state, seat)
+    if wanted("offer", "cancel", "readmission"):
+        out += grand_offers.turn_actions(state, seat)  # 20.14, 20.45
+    if wanted("buy_off"):
+        out += usurpers.buy_off_options(state, seat)  # 17.56, 21.31
+    if wanted("remove_tie"):
+        for a, area in sorted(state["areas"].items()):
+            if seat in area["ties"]:
+                out.append({"type": "remove_tie", "area": a})  # 12.43
+    if wanted("reduce_fort"):
+        for a in owned(state, seat):
+            if state["areas"][a]["fort"]:
+                out.append({"type": "reduce_fort", "area": a})  # 14.43
     out.append({"type": "end_turn"})
     return out
 

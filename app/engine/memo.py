@@ -28,6 +28,10 @@ safe:
   nobody else can change a state in the middle of an engine call. The
   per-call memo lives per thread, so two server threads never see each
   other's.
+- **Lasting effects while legal actions are worked out** (`READING`): a
+  computation that changes no state keeps each seat's lasting effects
+  (`core.abilities`) for as long as it lasts, per thread; a move (`MOVING`,
+  the scope of `apply` and `apply_in_place`) sets that memo aside while it runs.
 """
 
 from __future__ import annotations
@@ -193,8 +197,17 @@ def detach(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class _Local(threading.local):
-    depth = 0
-    owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
+    """Per thread: the depth of engine calls, the owned-areas memo, and the
+    `READING` memo with the ones moves set aside."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
+        # Inside a `READING` scope (working out legal actions: no state changes):
+        # (id(state), seat) -> (state, its lasting effects), for `core.abilities`.
+        self.reading = 0
+        self.reads: dict[tuple[int, int], tuple[State, Any]] | None = None
+        self.suspended: list[tuple[int, dict[tuple[int, int], tuple[State, Any]] | None]] = []
 
 
 LOCAL = _Local()
@@ -218,8 +231,58 @@ class _Scope:
 SCOPE = _Scope()
 
 
+class _Reading(_Scope):
+    """``with READING:`` around a computation that changes no state (`legal_actions`,
+    the check's `legal_of_type`): a seat's lasting effects are then worked out once
+    per state for as long as the outermost one lasts (they were worked out again
+    for every price, cost and sea zone: issue 39)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        LOCAL.depth += 1
+        if not LOCAL.reading:
+            LOCAL.reads = {}
+        LOCAL.reading += 1
+
+    def __exit__(self, *exc: object) -> None:
+        LOCAL.reading -= 1
+        if not LOCAL.reading:
+            LOCAL.reads = None
+        super().__exit__(*exc)
+
+
+READING = _Reading()
+
+
+class _Moving(_Scope):
+    """``with MOVING:`` around a move (`apply`, `apply_in_place`): no `READING` memo
+    is read or kept while a state changes, even a move made inside a reading
+    computation (politics' explain applies moves to copies)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        LOCAL.depth += 1
+        LOCAL.suspended.append((LOCAL.reading, LOCAL.reads))
+        LOCAL.reading, LOCAL.reads = 0, None
+
+    def __exit__(self, *exc: object) -> None:
+        LOCAL.reading, LOCAL.reads = LOCAL.suspended.pop()
+        super().__exit__(*exc)
+
+
+MOVING = _Moving()
+
+
 def scope() -> _Scope:
-    return SCOPE
+    """The scope of a move (`MOVING`)."""
+    return MOVING
+
+
+def reading() -> _Scope:
+    """The scope of a computation that changes no state (`READING`)."""
+    return READING
 
 
 def _index(areas: dict[str, Any]) -> dict[Any, list[str]]:

@@ -114,6 +114,7 @@ def _view_area(x: dict[str, Any]) -> dict[str, Any]:
     buildings hold scalars and partial is {seat: {base: n}}
     (docs/engine-contract.md), so copying the containers is a deep copy, at a
     third of the cost of a ``marshal`` round trip."""
+    partial = x["partial"]
     return {
         "owner": x["owner"],
         "social": x["social"],
@@ -121,7 +122,8 @@ def _view_area(x: dict[str, Any]) -> dict[str, Any]:
         "fort": x["fort"],
         "ties": x["ties"][:],
         "claims": x["claims"][:],
-        "partial": {s: bases.copy() for s, bases in x["partial"].items()},
+        # most areas have none: no comprehension (a frame of its own) for an empty map
+        "partial": {s: bases.copy() for s, bases in partial.items()} if partial else {},
         "buildings": x["buildings"][:],
         "language": x["language"],
         "religion": x["religion"],
