@@ -246,11 +246,6 @@ class Hub:
         self._bases: dict[int, Any] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
-        # Pushes from memory are CPU only (the GIL runs one at a time whatever the pool):
-        # one thread renders them all, so their churn of encoded parts lands in one malloc
-        # arena, not in one per thread, each of which the process keeps once grown (with
-        # three, ~0.3 MB more resident a live game on the bench).
-        self._render = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ig-render")
         self.stats = {"reloads": 0, "memory": 0, "messages": 0, "dropped": 0}
 
     # -- lifecycle -----------------------------------------------------------------
@@ -268,7 +263,6 @@ class Hub:
             for conn in list(conns):
                 conn.drop("server shutting down")
         self._executor.shutdown(wait=False, cancel_futures=True)
-        self._render.shutdown(wait=False, cancel_futures=True)
 
     # -- connections ---------------------------------------------------------------
     def connection(self, game_id: int, user_id: int | None) -> Connection:
@@ -531,16 +525,21 @@ class Hub:
         seats = {seat for seat, _since, _patched in groups}
 
         def render() -> tuple[dict[Any, tuple[str, int]], Base] | None:
-            # One hand-off to the pool for the whole version: the shared part, then
-            # each (seat, events held, patched) group's message; None if the events it
-            # must carry are no longer all in memory.
+            # The whole version at once: the shared part, then each (seat, events
+            # held, patched) group's message; None if the events it must carry are no
+            # longer all in memory.
             rendered = Rendered(frame, recent, committed)
             if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
             texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}
             return texts, rendered.base(seats)
 
-        done = await asyncio.get_running_loop().run_in_executor(self._render, render)
+        # On the loop, not in the pool: a push from memory is CPU only (~1 ms a version),
+        # a thread would hold the GIL as long and add the wait for it (the bench's commit
+        # -> socket p50 went from 12 to 25 ms with one render thread), and each thread
+        # that renders grows a malloc arena of its own with the encoded parts' churn,
+        # which the process keeps (~0.3 MB resident a live game with three).
+        done = render()
         if done is None:
             return False
         texts, self._bases[game_id] = done
