@@ -122,6 +122,7 @@ export class GameMap {
       // The map's box changes as the panels fill in (and on rotation): keep the drawing
       // fitted, and keep the empires in view until the player zooms or pans by hand.
       const refit = () => {
+        if (!this.drawable()) return; // folded away: fitted again when it has a size
         this.zoom.resize();
         if (!this.userMoved && this.view) this.focus(this.homeAreas());
       };
@@ -252,7 +253,15 @@ export class GameMap {
     return bits.join(", ");
   }
 
+  /** Whether the map has a box to draw in: a map squeezed to nothing (a panel that took
+   * the row, a hidden tab) has no scale to invert, and a fit there throws. */
+  drawable() {
+    const box = this.svg.getBoundingClientRect();
+    return box.width >= 1 && box.height >= 1;
+  }
+
   focusNow(ids) {
+    if (!this.drawable()) return;
     const boxes = ids.map((id) => this.areaPaths.get(id)).filter(Boolean).map((p) => p.getBBox());
     if (!boxes.length) return;
     let x0 = Math.min(...boxes.map((b) => b.x)), x1 = Math.max(...boxes.map((b) => b.x + b.width));
