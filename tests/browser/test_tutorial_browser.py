@@ -76,8 +76,17 @@ def assert_not_covered(page: Any, step: str, where: str) -> None:
     assert found["onTop"], f"{found['hit']} covers the control {found['target']} ({step}, {where})"
 
 
+def map_keeps_a_third(page: Any, where: str) -> None:
+    """On a desktop the map keeps at least a third of the screen's height beside the
+    coach and the decision panel, and on the end screen (issue 40: it shrank to ~215 px
+    in the tutorial and to a strip at the end)."""
+    box = page.locator(".map-wrap").bounding_box()
+    assert box is not None and box["height"] >= 0.3 * DESKTOP["height"], (where, box)
+
+
 def shoot(page: Any, name: str) -> None:
     assert_not_covered(page, name, "desktop")
+    map_keeps_a_third(page, name)
     page.screenshot(path=str(artifact(f"tutorial-{name}-desktop.png")))
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(150)
