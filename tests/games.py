@@ -45,3 +45,17 @@ def two_person_game_at(
         clocks.set_deadlines(game, state, set(), utcnow())
         db.commit()
         return game.id, game.version, alice, bob
+
+
+def three_friends(factory: sessionmaker[Session], pace: str = "live") -> tuple[int, dict[int, int]]:
+    """Alice hosts a three-person table of The Four Empires at `pace`, Bob and Carol join,
+    Alice starts it: the game's id, and the user id of each seat."""
+    with factory() as db:
+        host = accounts.signup(db, "alice", "correct horse 1")
+        seats = [lobby.SeatSpec("human")] * 3
+        game = lobby.create_game(db, host, "four_empires", seats, pace=pace)
+        for name in ("bob", "carol"):
+            lobby.join(db, game, accounts.signup(db, name, "correct horse 1"))
+        starting.start(db, game, host)
+        db.commit()
+        return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}

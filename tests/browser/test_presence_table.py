@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +26,7 @@ import pytest
 from tests.conftest import LiveServer
 
 from .chromium import BROWSER_MARKS, wait_js
-from .test_friends_table import SHOTS, Friends, csrf
-from .test_play_in_browser import Person
+from .test_friends_table import SHOTS, Friends, seat_the_table, three_friends
 
 pytestmark = BROWSER_MARKS
 
@@ -43,34 +41,10 @@ def test_a_closed_tab_never_stalls_a_live_table(
 ) -> None:
     expect = playwright_api.expect
     server = start_server(sqlite_url)  # the default live pace: 10 minutes + 30 s
-    suffix = uuid.uuid4().hex[:5]
-    alice = Person(browser, server.url, f"alice{suffix}", {"width": 1400, "height": 900})
-    bob = Person(browser, server.url, f"bob{suffix}", {"width": 1400, "height": 900})
-    carol = Person(browser, server.url, f"carol{suffix}", {"width": 1400, "height": 900})
-    people = [alice, bob, carol]
+    suffix, people = three_friends(browser, server.url)
+    alice, bob, carol = people
     try:
-        for person in people:
-            person.signup()
-        r = alice.page.request.post(
-            "/api/games",
-            headers={"X-CSRF-Token": csrf(alice)},
-            data={
-                "scenario": "four_empires",
-                "pace": "live",
-                "public": False,
-                "seats": [{"kind": "human"}] * 3 + [{"kind": "bot", "bot_level": "standard"}] * 3,
-                "options": {"end_turn": 1, "rounds": 2},
-            },
-        )
-        assert r.status == 201, r.text()
-        game_id = int(r.json()["id"])
-        alice.page.goto(f"/games/{game_id}/lobby")
-        invite = alice.page.input_value("#invite-link")
-        for friend in (bob, carol):
-            friend.page.goto(invite)
-            friend.page.click("#join-form button[type=submit]")
-            friend.page.wait_for_load_state()
-        alice.page.goto(f"/games/{game_id}/lobby")
+        game_id = seat_the_table(people)
         alice.page.click("form[action$='/start'] button[type=submit]")
         alice.page.wait_for_url(re.compile(rf"/games/{game_id}$"))
 

@@ -19,17 +19,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from app import engine
 from app.services import (
     absence,
-    accounts,
     clocks,
     gamelog,
-    lobby,
     presence,
-    starting,
     tablevotes,
 )
 from app.services.errors import Conflict
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game
+from tests.games import three_friends
 
 
 @pytest.fixture
@@ -37,19 +35,6 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng = make_engine(migrated_url)
     yield make_sessionmaker(eng)
     eng.dispose()
-
-
-def table(factory: sessionmaker[Session], pace: str = "live") -> tuple[int, dict[int, int]]:
-    """Three people at The Four Empires: game id, seat -> user id."""
-    with factory() as db:
-        host = accounts.signup(db, "alice", "correct horse 1")
-        seats = [lobby.SeatSpec("human")] * 3
-        game = lobby.create_game(db, host, "four_empires", seats, pace=pace)
-        for name in ("bob", "carol"):
-            lobby.join(db, game, accounts.signup(db, name, "correct horse 1"))
-        starting.start(db, game, host)
-        db.commit()
-        return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
 
 def load(factory: sessionmaker[Session], gid: int) -> tuple[Game, dict[str, Any]]:
@@ -80,7 +65,7 @@ def call(factory: sessionmaker[Session], change: Any, *args: Any, **kw: Any) -> 
 def test_a_closed_tab_is_shown_gone_then_a_stand_in_plays_and_coming_back_returns_it(
     factory: sessionmaker[Session],
 ) -> None:
-    gid, users = table(factory)
+    gid, users = three_friends(factory)
     game, state = load(factory, gid)
     owing = min(p["seat"] for p in engine.pending(state) if p["seat"] in users)
     t0 = datetime.now().astimezone()
@@ -125,7 +110,7 @@ def test_a_closed_tab_is_shown_gone_then_a_stand_in_plays_and_coming_back_return
 
 
 def test_a_brief_drop_changes_nothing(factory: sessionmaker[Session]) -> None:
-    gid, users = table(factory)
+    gid, users = three_friends(factory)
     game, _ = load(factory, gid)
     t0 = datetime.now().astimezone()
     user = users[0]
@@ -142,7 +127,7 @@ def test_a_brief_drop_changes_nothing(factory: sessionmaker[Session]) -> None:
 def test_another_process_still_holding_her_socket_keeps_her_present(
     factory: sessionmaker[Session],
 ) -> None:
-    gid, users = table(factory)
+    gid, users = three_friends(factory)
     t0 = datetime.now().astimezone()
     user = users[1]
     call(factory, presence.arrived, gid, user, "p1", t0)
@@ -160,7 +145,7 @@ def test_another_process_still_holding_her_socket_keeps_her_present(
 
 
 def test_the_daily_pace_shows_gone_but_keeps_her_bank(factory: sessionmaker[Session]) -> None:
-    gid, users = table(factory, pace="daily")
+    gid, users = three_friends(factory, pace="daily")
     _, state = load(factory, gid)
     owing = min(p["seat"] for p in engine.pending(state) if p["seat"] in users)
     t0 = datetime.now().astimezone()
@@ -172,7 +157,7 @@ def test_the_daily_pace_shows_gone_but_keeps_her_bank(factory: sessionmaker[Sess
 
 
 def test_the_table_hands_over_only_the_gone_or_the_slow(factory: sessionmaker[Session]) -> None:
-    gid, users = table(factory)
+    gid, users = three_friends(factory)
     _, state = load(factory, gid)
     owing = min(p["seat"] for p in engine.pending(state) if p["seat"] in users)
     voter = next(s for s in users if s != owing)
@@ -196,7 +181,7 @@ def test_a_stand_in_she_asked_for_stays_when_she_opens_the_game(
     factory: sessionmaker[Session],
 ) -> None:
     """ "I'm away" is hers to end: opening the game does not end it."""
-    gid, users = table(factory)
+    gid, users = three_friends(factory)
     t0 = datetime.now().astimezone()
     call(factory, presence.arrived, gid, users[2], "p1", t0)
     call(factory, absence.go_away, gid, users[2])

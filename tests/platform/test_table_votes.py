@@ -17,18 +17,16 @@ from app import engine
 from app.realtime.bots import drain
 from app.services import (
     absence,
-    accounts,
     clocks,
     deadlines,
     gamelog,
-    lobby,
     moves,
-    starting,
     tablevotes,
 )
 from app.services.errors import Conflict, Invalid
 from app.store.db import make_engine, make_sessionmaker
 from app.store.models import Event, Game
+from tests.games import three_friends
 
 
 @pytest.fixture
@@ -36,18 +34,6 @@ def factory(migrated_url: str) -> Iterator[sessionmaker[Session]]:
     eng = make_engine(migrated_url)
     yield make_sessionmaker(eng)
     eng.dispose()
-
-
-def three_friends(factory: sessionmaker[Session]) -> tuple[int, dict[int, int]]:
-    with factory() as db:
-        host = accounts.signup(db, "alice", "correct horse 1")
-        seats = [lobby.SeatSpec("human")] * 3
-        game = lobby.create_game(db, host, "four_empires", seats, pace="live")
-        for name in ("bob", "carol"):
-            lobby.join(db, game, accounts.signup(db, name, "correct horse 1"))
-        starting.start(db, game, host)
-        db.commit()
-        return game.id, {s.index: s.user_id for s in game.seats if s.user_id is not None}
 
 
 def load(factory: sessionmaker[Session], gid: int) -> tuple[Game, dict[str, Any]]:
