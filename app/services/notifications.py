@@ -405,8 +405,8 @@ def standin_job(db: Session, row: Notification, settings: Settings) -> Job | Non
     body = (
         f"{user.username}, {line}, so a stand-in bot "
         f"now plays {power} for you; the table goes on.\n\n"
-        f"Open the game and your seat is yours again at once: the stand-in steps aside "
-        f'as soon as your page is open ("I\'m back" or a move of yours does it too):\n\n'
+        f"Take your seat back by opening the game: the stand-in steps aside as soon as "
+        f'your page is open ("I\'m back" or a move of yours does it too):\n\n'
         f"{url}\n\n"
         f"Standing orders (what to do when attacked, how to vote) let the server answer "
         f"for you next time: {url}/orders\n"
