@@ -348,7 +348,7 @@ def view(game: Clocked) -> dict[str, Any] | None:
             "deadline": deadline,
             "extensions_left": extension_left(game, s.index),
             # when the decision it owes began (the table may hand over a seat that has
-            # been deciding for longer than ``tablevotes.SLOW_S``)
+            # been deciding for longer than ``hand_over_after()`` seconds)
             "since": (clocks.get("since") or {}).get(key) if deadline else None,
         }
     return {

@@ -143,9 +143,3 @@ def _judge(db: Session, game_id: int, user_id: int, since: datetime, now: dateti
 def owes(game: Game, seat: int) -> bool:
     """Whether `seat` owes a decision now (a prompt of the engine's is its)."""
     return any(p["seat"] == seat for p in engine.pending(gamelog.load_state(game)))
-
-
-def gone_since(game: Game, seat: int) -> str | None:
-    """When the table was shown `seat`'s person gone (ISO time), or None."""
-    gone: dict[str, str] = (game.clocks or {}).get("gone") or {}
-    return gone.get(str(seat))
