@@ -71,6 +71,12 @@ class User(Base):
     #: UTC (accounts made before it existed). Set from the browser at sign-up (issue 40)
     time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
     last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    #: a moderator: the admin page and the report queue (``imperial-glory admin grant``)
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: when an admin suspended the account (None: it is not): no session, no log-in
+    #: (app/services/moderation.py); the reason is told to her when she tries
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    suspended_reason: Mapped[str | None] = mapped_column(String(500), default=None)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
@@ -336,6 +342,98 @@ class PlayerStats(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     user: Mapped[User] = relationship(lazy="joined")
+
+
+class Block(Base):
+    """`user_id` blocks `blocked_id`: none of the blocked person's chat reaches her, and
+    neither can seat the other at a table (app/services/moderation.py)."""
+
+    __tablename__ = "blocks"
+    __table_args__ = (Index("ix_blocks_blocked_id", "blocked_id"),)
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    blocked: Mapped[User] = relationship(foreign_keys=[blocked_id], lazy="joined")
+
+
+class ChatMute(Base):
+    """`user_id` muted the table talk of `game_id` for herself."""
+
+    __tablename__ = "chat_mutes"
+
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    game_id: Mapped[int] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Report(Base):
+    """A report of a player, or of one chat line of theirs (`message_id`), for the
+    admins' queue: open until an admin dismisses it or acts on the account."""
+
+    __tablename__ = "reports"
+    __table_args__ = (
+        UniqueConstraint("reporter_id", "message_id"),
+        Index("ix_reports_status_id", "status", "id"),
+        Index("ix_reports_reported_id", "reported_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    reported_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), default=None
+    )
+    message_id: Mapped[int | None] = mapped_column(
+        ForeignKey("chat_messages.id", ondelete="CASCADE"), default=None
+    )
+    #: one of ``moderation.REASONS``
+    reason: Mapped[str] = mapped_column(String(16))
+    #: the reporter's own words (at most ``moderation.MAX_TEXT`` characters)
+    text: Mapped[str] = mapped_column(Text, default="")
+    #: open | dismissed | actioned (the account was suspended)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), default=None)
+    resolved_by: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    resolution: Mapped[str | None] = mapped_column(String(500), default=None)
+
+    reporter: Mapped[User] = relationship(foreign_keys=[reporter_id], lazy="joined")
+    reported: Mapped[User] = relationship(foreign_keys=[reported_id], lazy="joined")
+
+
+class ModerationEntry(Base):
+    """The moderation log: who (`actor_id`; None for the command line) did what
+    (`action`) to whom (`target_id`), when and why. Nothing is ever deleted from it."""
+
+    __tablename__ = "moderation_log"
+    __table_args__ = (Index("ix_moderation_log_target_id", "target_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    #: block | unblock | mute | unmute | report | dismiss | suspend | unsuspend | grant | revoke
+    action: Mapped[str] = mapped_column(String(16))
+    target_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), default=None)
+    game_id: Mapped[int | None] = mapped_column(
+        ForeignKey("games.id", ondelete="SET NULL"), default=None
+    )
+    report_id: Mapped[int | None] = mapped_column(
+        ForeignKey("reports.id", ondelete="SET NULL"), default=None
+    )
+    reason: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    actor: Mapped[User | None] = relationship(foreign_keys=[actor_id], lazy="joined")
+    target: Mapped[User | None] = relationship(foreign_keys=[target_id], lazy="joined")
 
 
 def table(model: type[Base]) -> Table:

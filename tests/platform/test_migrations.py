@@ -28,6 +28,10 @@ TABLES = {
     "chat_messages",
     "player_stats",
     "presence",
+    "blocks",
+    "chat_mutes",
+    "reports",
+    "moderation_log",
 }
 
 
