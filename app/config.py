@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     db_max_overflow: int = MAX_OVERFLOW
     host: str = "127.0.0.1"
     port: int = 8000
+    #: this process's name among the instances behind a balancer, sent in every answer's
+    #: ``X-IG-Instance`` header, HTTP and websocket (unset: no header); names which one
+    #: served a request (docs/deploy.md)
+    instance_name: str | None = None
     # Cookies carry the Secure flag when the site is served over HTTPS.
     secure_cookies: bool = False
     session_days: int = 30

@@ -13,14 +13,15 @@ Databases
   closed after the test).
 
 Servers (real uvicorn subprocesses over real HTTP; ``imperial-glory db upgrade`` first)
-- ``start_server`` (function): a factory ``start_server(database_url, env=None) ->
-  LiveServer``; every server it starts is stopped at the end of the test.
+- ``start_server`` (function): a factory ``start_server(database_url, env=None, args=None,
+  host="127.0.0.1", port=0) -> LiveServer`` (port 0: a free one); every server it starts
+  is stopped at the end of the test.
 - ``live_server`` (module): one server on a fresh SQLite file, shared by the module.
 - ``live_server_pg`` (module): one server on a fresh PostgreSQL database.
 - ``live_server_any`` (module, parametrised ``sqlite`` / ``postgresql``).
 
-``LiveServer`` has ``url`` (``http://127.0.0.1:PORT``), ``port``, ``database_url``,
-``log_path``, ``stop()``, ``start()``, ``restart()`` and ``log()``.
+``LiveServer`` has ``url`` (``http://HOST:PORT``; ``host`` is 127.0.0.1 unless given),
+``port``, ``database_url``, ``log_path``, ``stop()``, ``start()``, ``restart()`` and ``log()``.
 
 Clients
 - ``new_player(server, name=None, password=...) -> Player``: a signed-up user with an
@@ -249,17 +250,19 @@ class LiveServer:
     proc: subprocess.Popen[bytes] | None = None
     #: more arguments to ``serve`` (``--workers 2``)
     args: list[str] = field(default_factory=list)
+    #: the address it listens on (another loopback address stands for another machine)
+    host: str = "127.0.0.1"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def __str__(self) -> str:
         return self.url
 
     @property
     def log_path(self) -> Path:
-        return self.workdir / f"server-{self.port}.log"
+        return self.workdir / f"server-{self.host}-{self.port}.log"
 
     def log(self) -> str:
         try:
@@ -280,7 +283,7 @@ class LiveServer:
                     "app.cli",
                     "serve",
                     "--host",
-                    "127.0.0.1",
+                    self.host,
                     "--port",
                     str(self.port),
                     *self.args,
@@ -331,11 +334,20 @@ def _servers(workdir: Path) -> Iterator[ServerFactory]:
     started: list[LiveServer] = []
 
     def start(
-        database_url: str, env: dict[str, str] | None = None, args: list[str] | None = None
+        database_url: str,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
     ) -> LiveServer:
         migrate(database_url)
         server = LiveServer(
-            database_url=database_url, workdir=workdir, env=dict(env or {}), args=list(args or [])
+            database_url=database_url,
+            workdir=workdir,
+            env=dict(env or {}),
+            args=list(args or []),
+            host=host,
+            port=port,
         )
         started.append(server)
         server.start()

@@ -30,6 +30,9 @@ from app.web.logs import log_config
 
 log = logging.getLogger("app.web.serve")
 
+#: the response header naming the instance that answered (INSTANCE_NAME), behind a balancer
+INSTANCE_HEADER = "x-ig-instance"
+
 
 def is_loopback(host: str) -> bool:
     """Whether `host` only listens on this machine: ``localhost`` or a loopback
@@ -135,6 +138,9 @@ def main(argv: list[str]) -> int:
         "ws_per_message_deflate": settings.ws_compression,
         "ws": settings.ws_protocol,
     }
+    if settings.instance_name:
+        # uvicorn's default headers: on every answer, HTTP and websocket, at no cost
+        options["headers"] = [(INSTANCE_HEADER, settings.instance_name)]
     if args.workers > 1:
         return workers.run(options, args.workers, override=args.bench_routing)
     uvicorn.run(**options, reload=args.reload)

@@ -1,0 +1,1 @@
+"""Deploying: nginx in front of several instances (deploy/, docs/deploy.md)."""
