@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 PORT   ?= 8000
 HOST   ?= 127.0.0.1
 
-.PHONY: run test lint bench clean install install-dev chromium
+.PHONY: run test lint bench clean install install-dev chromium nginx
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,8 +37,15 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium is missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
+## nginx: the deploy tests run Debian's nginx from deploy/nginx.conf; install it when missing and we are root
+nginx:
+	@{ command -v nginx || test -x /usr/sbin/nginx; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	  else echo "nginx is missing: install Debian's nginx package (deploy tests will be skipped)"; fi; }
+
 ## test: install dev dependencies and run lint, type checks and the whole suite (PostgreSQL included) on every core
-test: install-dev chromium
+test: install-dev chromium nginx
 	$(BIN)/ruff check app tests bench scripts
 	$(BIN)/ruff format --check app tests bench scripts
 	$(BIN)/mypy
