@@ -65,12 +65,33 @@ class BotWorker:
         self._wanted: set[int] = set()
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._sweeper: asyncio.Task[None] | None = None
+        #: stopping (``drain``): no new work; and past its deadline: commit nothing more
+        self._draining = False
+        self._abandon = False
         self.stats = {"moves": 0, "failures": 0, "defaults": 0, "stale": 0}
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._sweeper = self._loop.create_task(self._sweep_forever(), name="ig-bot-sweep")
+
+    async def drain(self, deadline: float) -> None:
+        """The process is stopping (SIGTERM): take no new game, let the moves being made
+        be committed (and published: the runtime still runs) until `deadline` (the
+        loop's clock). A move still being thought then is abandoned: nothing is
+        committed, and the game row's ``server_turn`` flag stays set, so another
+        process's sweep (or this one's, restarted) plays it; never twice, since a move
+        is written against the version it was thought from."""
+        assert self._loop is not None
+        self._draining = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        busy = [t for t in self._tasks.values() if not t.done()]
+        if busy:
+            _done, late = await asyncio.wait(busy, timeout=max(deadline - self._loop.time(), 0))
+            if late:
+                self._abandon = True
+                log.warning("stopping: %d bot moves still thought are left to the sweep", len(late))
 
     async def stop(self) -> None:
         tasks = [t for t in [self._sweeper, *self._tasks.values()] if t is not None]
@@ -85,6 +106,8 @@ class BotWorker:
     # -- notifications ----------------------------------------------------------------
     def notify(self, game_id: int) -> None:
         """Game `game_id` changed: look whether a bot is due. Loop thread only."""
+        if self._draining:
+            return  # the game row says a bot is due: the sweep of a running process sees it
         self._wanted.add(game_id)
         task = self._tasks.get(game_id)
         if task is None or task.done():
@@ -121,7 +144,7 @@ class BotWorker:
         """This game's bot moves, one after another, until no bot is due."""
         assert self._loop is not None
         try:
-            while game_id in self._wanted:
+            while game_id in self._wanted and not self._draining:
                 self._wanted.discard(game_id)
                 try:
                     moved = await self._loop.run_in_executor(self._io, self.step, game_id)
@@ -151,6 +174,8 @@ class BotWorker:
                     unit.clear_server_turn(db, game_id, row.version)
                 return False
         action = self.choose(row, state, seat)
+        if self._abandon:
+            return False  # stopping, past the grace: the sweep of a running process plays it
         db = self.factory()
         try:  # decided, written, committed and published by the unit of work
             unit.server_move(db, game_id, seat.index, action, row.version, self.publish)

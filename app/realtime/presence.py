@@ -4,7 +4,7 @@ seated person holds open on each game here. Her first socket here registers her
 plays it), her last one marks her row left (``departed``), and every
 ``presence.REFRESH_S`` one statement tells the database this process still holds the
 rest. Transitions only: a second tab, or a socket that reconnects while another stays
-open, costs nothing.
+open, costs nothing. A process that stops (``drain``) leaves its rows open to expire.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ class Tracker:
         self._task: asyncio.Task[None] | None = None
         #: serialises one person's transitions, so a close and a reopen land in order
         self._locks: dict[tuple[int, int], asyncio.Lock] = {}
+        #: the process is stopping (``drain``): closing sockets mark nobody left
+        self.draining = False
 
     async def opened(self, game_id: int, user_id: int) -> None:
         """A socket of `user_id`'s seat on `game_id` opened here."""
@@ -48,7 +50,8 @@ class Tracker:
         self.open[key] -= 1
         if self.open[key] <= 0:
             del self.open[key]
-            await self._run(key, presence.departed, game_id, user_id, self.origin)
+            if not self.draining:
+                await self._run(key, presence.departed, game_id, user_id, self.origin)
 
     async def _run(self, key: tuple[int, int], change: Callable[..., None], *args: object) -> None:
         lock = self._locks.setdefault(key, asyncio.Lock())
@@ -63,6 +66,23 @@ class Tracker:
     def _session(self, change: Callable[..., None], *args: object) -> None:
         with self.factory() as db:
             change(db, *args)
+
+    async def drain(self) -> None:
+        """The process is stopping (a restart): its sockets will close, but their people
+        have not left. Their rows are refreshed once and left open, so each stays
+        present for ``presence.STALE_S`` (45 s) after the restart: her page reconnects
+        (to another instance, or to this one restarted) and is registered there long
+        before, and nobody is shown "gone" or handed to a stand-in for a restart. Whoever
+        does not come back is gone from the moment of the restart (``presence.absent``)."""
+        self.draining = True
+        if self._task is not None:
+            self._task.cancel()
+        if not self.open:
+            return
+        try:
+            await asyncio.to_thread(self._session, presence.refresh, self.origin)
+        except Exception:
+            log.exception("presence refresh at stop failed")
 
     # -- the refresh ---------------------------------------------------------------------
     def start(self) -> None:

@@ -3,6 +3,9 @@
 ``--workers N`` (N > 1, PostgreSQL only): N processes on the one port, each game's
 sockets and requests on one of them (app/web/workers.py).
 
+SIGTERM (or Ctrl-C) stops it gracefully: no new connections, the moves in flight
+finished, sockets closed with 1012 so that pages reconnect (app/web/graceful.py).
+
 PORT (environment) overrides the default port; an explicit --port wins over both.
 LOG_FORMAT=json (or --log-format json) writes structured logs, one JSON object a line.
 
@@ -25,7 +28,7 @@ import uvicorn
 
 from app.config import Settings, get_settings
 from app.store.cli import ensure_sqlite_dir
-from app.web import workers
+from app.web import graceful, workers
 from app.web.logs import log_config
 
 log = logging.getLogger("app.web.serve")
@@ -137,11 +140,20 @@ def main(argv: list[str]) -> int:
         # asked for (settings.ws_compression), see docs/realtime.md.
         "ws_per_message_deflate": settings.ws_compression,
         "ws": settings.ws_protocol,
+        # SIGTERM: the app is drained first, then HTTP requests in flight get at most
+        # this long (app/web/graceful.py)
+        "timeout_graceful_shutdown": max(1, round(settings.shutdown_grace_s)),
     }
     if settings.instance_name:
         # uvicorn's default headers: on every answer, HTTP and websocket, at no cost
         options["headers"] = [(INSTANCE_HEADER, settings.instance_name)]
     if args.workers > 1:
-        return workers.run(options, args.workers, override=args.bench_routing)
-    uvicorn.run(**options, reload=args.reload)
-    return 0
+        return workers.run(
+            options, args.workers, override=args.bench_routing, grace_s=settings.shutdown_grace_s
+        )
+    if args.reload:
+        uvicorn.run(**options, reload=True)
+        return 0
+    server = graceful.GracefulServer(uvicorn.Config(**options), settings.shutdown_grace_s)
+    server.run()
+    return 0 if server.started else 3  # uvicorn's status for a start that failed

@@ -20,7 +20,8 @@ others. Here instead:
   config and state as uvicorn binds its own (``loop.connect_accepted_socket``);
 - the parent restarts a worker that dies (its games go to it again once it is back;
   meanwhile to the next live one), and on SIGTERM or SIGINT stops accepting, passes the
-  signal on and waits for the workers' graceful shutdown.
+  signal on and waits for the workers' graceful shutdown (each drains as ``serve``
+  does: app/web/graceful.py).
 
 Between the workers, changes travel as between any processes on one database:
 PostgreSQL LISTEN/NOTIFY (``app/realtime/pg.py``); on SQLite there is none, so several
@@ -47,6 +48,8 @@ import sys
 from typing import Any
 
 import uvicorn
+
+from app.web import graceful
 
 log = logging.getLogger("app.web.workers")
 
@@ -134,9 +137,14 @@ class Router:
     """The parent: accepts, routes, watches the workers."""
 
     def __init__(
-        self, listener: socket.socket, workers: list[_Worker], override: bool = False
+        self,
+        listener: socket.socket,
+        workers: list[_Worker],
+        override: bool = False,
+        grace_s: float = 8.0,
     ) -> None:
         self.listener = listener
+        self.grace_s = grace_s
         self.workers = workers
         self.override = override
         self.turn = 0
@@ -157,7 +165,8 @@ class Router:
         with contextlib.suppress(asyncio.CancelledError):
             await watching
         self.listener.close()
-        await asyncio.to_thread(self._stop_workers)
+        # a worker ends itself HARD_MARGIN_S after its grace at the latest (graceful.py)
+        await asyncio.to_thread(self._stop_workers, self.grace_s + graceful.HARD_MARGIN_S + 2)
 
     async def _accept(self) -> None:
         loop = asyncio.get_running_loop()
@@ -239,9 +248,10 @@ async def _readable(conn: socket.socket, timeout: float) -> None:
         loop.remove_reader(conn.fileno())
 
 
-def run(options: dict[str, Any], workers: int, override: bool = False) -> int:
+def run(options: dict[str, Any], workers: int, override: bool = False, grace_s: float = 8.0) -> int:
     """Serve `options` (uvicorn.Config's keywords, JSON-able: the app and the HTTP
-    protocol named by import string) with `workers` processes; returns on SIGTERM/SIGINT."""
+    protocol named by import string) with `workers` processes; returns on SIGTERM/SIGINT,
+    once the workers have drained (each within `grace_s` and the watchdog's margin)."""
     host, port = str(options["host"]), int(options["port"])
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
@@ -256,7 +266,7 @@ def run(options: dict[str, Any], workers: int, override: bool = False) -> int:
     pool = [_Worker(i, options) for i in range(workers)]
     for worker in pool:
         worker.start()
-    asyncio.run(Router(listener, pool, override).serve())
+    asyncio.run(Router(listener, pool, override, grace_s).serve())
     return 0
 
 
@@ -264,12 +274,13 @@ def run(options: dict[str, Any], workers: int, override: bool = False) -> int:
 
 
 def _server_class() -> Any:
-    class HandedServer(uvicorn.Server):
+    class HandedServer(graceful.GracefulServer):
         """uvicorn's server with no listening socket: it serves the connections the
-        parent hands it over `channel`, with the protocol uvicorn would have made."""
+        parent hands it over `channel`, with the protocol uvicorn would have made, and
+        drains on SIGTERM as ``serve`` does (graceful.py)."""
 
-        def __init__(self, config: uvicorn.Config, channel: socket.socket) -> None:
-            super().__init__(config)
+        def __init__(self, config: uvicorn.Config, channel: socket.socket, grace_s: float) -> None:
+            super().__init__(config, grace_s)
             self.channel = channel
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
@@ -332,7 +343,8 @@ def worker_main() -> int:
     # uvicorn's default headers: on every answer, HTTP and websocket, at no cost
     options["headers"] = [*options.get("headers", []), (WORKER_HEADER, str(worker_index()))]
     config = uvicorn.Config(**options)
-    _server_class()(config, channel).run()
+    grace_s = float(config.timeout_graceful_shutdown or graceful.HARD_MARGIN_S)
+    _server_class()(config, channel, grace_s).run()
     return 0
 
 
