@@ -15,12 +15,23 @@
 // onUpdate with msg.resync = true, so the page only has to append events and redraw.
 // Updates may arrive as patches against the version held (the hello asks for them): the
 // module applies them and hands the page the whole message, as if it had come whole.
-// The module reconnects by itself with exponential backoff and jitter and, on every
-// reconnect, sends the last event seq it saw so the server resends only what was missed.
+// The module reconnects by itself with exponential backoff and jitter (at once, then
+// about every second, when the server closed with 1012: it is restarting) and, on every
+// reconnect, sends the last event seq it saw so the server resends only what was missed;
+// the actions not yet answered are sent again, with the same idempotency keys.
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 15000;
 const ACTION_TIMEOUT_MS = 15000;
+// Close code 1012, "service restart": the server is stopping for a restart (a rolling
+// one behind a balancer, or one process coming back). Another instance, or this one
+// restarted, answers within seconds, so the page tries again at once and then every
+// second or so (jittered, so that a restart's pages do not all arrive at once) for
+// RESTART_TRIES tries before the usual backoff.
+export const RESTART_CODE = 1012;
+const RESTART_FIRST_MS = [50, 400];
+const RESTART_NEXT_MS = [400, 1200];
+const RESTART_TRIES = 30;
 
 function socketUrl(gameId) {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -154,6 +165,7 @@ export function connectGame(gameId, handlers = {}) {
   let closed = false;
   let retryTimer = null;
   let status = null;
+  let restarting = 0; // tries left at the restart pace (after a 1012), 0: none
   let reqCounter = 0;
   // req_id -> {resolve, reject, message, timer}. Unanswered actions are re-sent with the
   // same idempotency key after a reconnect: the server applies each at most once.
@@ -176,7 +188,7 @@ export function connectGame(gameId, handlers = {}) {
 
   function open() {
     if (closed) return;
-    setStatus(attempt === 0 ? "connecting" : "reconnecting");
+    setStatus(attempt === 0 && !restarting ? "connecting" : "reconnecting");
     const socket = new WebSocket(socketUrl(gameId));
     ws = socket;
     socket.onopen = () => {
@@ -202,6 +214,7 @@ export function connectGame(gameId, handlers = {}) {
         failPending({ status: ev.code - 4000, reason: ev.reason || "no access" });
         return;
       }
+      if (ev.code === RESTART_CODE) restarting = RESTART_TRIES + 1;
       scheduleReconnect();
     };
     socket.onerror = () => {
@@ -210,6 +223,15 @@ export function connectGame(gameId, handlers = {}) {
   }
 
   function scheduleReconnect() {
+    if (restarting > 0) {
+      // what was sent and not answered stays pending, and is sent again once resynced
+      const [lo, hi] = restarting > RESTART_TRIES ? RESTART_FIRST_MS : RESTART_NEXT_MS;
+      restarting -= 1;
+      setStatus("reconnecting");
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(open, lo + Math.random() * (hi - lo));
+      return;
+    }
     setStatus(attempt >= 6 ? "offline" : "reconnecting");
     const base = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** attempt);
     const delay = base / 2 + Math.random() * (base / 2); // "equal jitter"
@@ -237,6 +259,7 @@ export function connectGame(gameId, handlers = {}) {
       case "state":
       case "sync":
         attempt = 0;
+        restarting = 0;
         setStatus("connected");
         track(msg);
         if (msg.type === "state") call(onState, msg);
