@@ -34,12 +34,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.realtime.render import Base, Rendered, held
+from app.services import metrics
 
 log = logging.getLogger("app.realtime.hub")
 
@@ -47,6 +49,9 @@ log = logging.getLogger("app.realtime.hub")
 SYNC_LIMIT = 500
 # A "state" message carries at most this many of the latest events (for the log pane).
 STATE_TAIL = 200
+# A person whose sockets were closed (``drop_user``) is remembered this long (seconds),
+# so that a hello being answered as it happened is closed too.
+ENDED_FOR_S = 60.0
 
 
 class SocketLike(Protocol):
@@ -77,6 +82,9 @@ class GameLoad:
     seats: dict[int | None, SeatLoad]  # per user id (None = anonymous spectator)
     chat: list[dict[str, Any]]  # chat lines after the `chat_after` asked for (each has `id`)
     chat_last: int  # the newest chat line id
+    #: per user, the authors whose lines she is not sent (she blocks them), or None: she
+    #: muted this table's chat (app/services/moderation.py); absent: nothing hidden
+    hidden: dict[int | None, frozenset[int] | None] = field(default_factory=dict)
 
 
 class GameSource(Protocol):
@@ -262,6 +270,8 @@ class Hub:
         self._remote: dict[int, int] = {}
         # game -> the prints of the last version pushed from memory (render.Base)
         self._bases: dict[int, Any] = {}
+        # user -> when her sockets were closed (``drop_user``: her account was suspended)
+        self._ended: dict[int, float] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
         self.stats = {"reloads": 0, "memory": 0, "messages": 0, "dropped": 0}
@@ -487,6 +497,9 @@ class Hub:
                 code, reason = seat_load.error if seat_load and seat_load.error else (4404, "gone")
                 conn.drop(f"{code} {reason}")
                 continue
+            if conn.user_id in self._ended:  # ended while this hello was answered
+                conn.drop("4401 account suspended")
+                continue
             self._answer_hello(conn, since, seat_load, load.chat_last)
             if chat is not None:
                 self._send_chat(conn, chat, load)
@@ -498,6 +511,7 @@ class Hub:
         # is): what a socket is sent depends only on its seat (spectators share theirs).
         built: dict[tuple[int | None, int, int], str | None] = {}
         stamp = self._stamps.get(game_id)
+        fresh = False  # a socket got this process's stamped commit with this pass
         for conn in members:
             if conn.closed or conn in joining:
                 continue
@@ -516,6 +530,7 @@ class Hub:
             text = built[key]
             if text is not None and conn.offer(text):
                 self.stats["messages"] += 1
+                fresh = fresh or (stamp is not None and conn.version < stamp[0])
                 conn.version = int(seat_load.payload.get("version", conn.version))
                 conn.rendered = -1  # a reload's fields: the next push is whole
                 conn.seat = seat_load.payload.get("seat")
@@ -523,6 +538,8 @@ class Hub:
             if conn.chat_id is not None:
                 self._send_chat(conn, conn.chat_id, load)
             conn.chat_id = max(conn.chat_id or 0, load.chat_last)
+        if fresh and stamp is not None:
+            _observe_push(stamp[1])
 
     async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
         """Push this process's own newest change from memory; False if it cannot (then
@@ -568,7 +585,7 @@ class Hub:
             if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
             texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}
-            return texts, rendered.base(seats)
+            return texts, rendered.base(seats, base)
 
         # On the loop, not in the pool: a push from memory is CPU only (~1 ms a version),
         # a thread would hold the GIL as long and add the wait for it (the bench's commit
@@ -580,6 +597,7 @@ class Hub:
             return False
         texts, self._bases[game_id] = done
         self.stats["memory"] += 1
+        sent = self.stats["messages"]
         for key, conns in groups.items():
             text, last = texts[key]
             for conn in conns:
@@ -590,12 +608,38 @@ class Hub:
                     conn.version = conn.rendered = frame.version
                     conn.seat = key[0]
                     conn.last_seq = last
+        if committed is not None and self.stats["messages"] != sent:
+            _observe_push(committed)
         return True
 
     def _send_chat(self, conn: Connection, after: int, load: GameLoad) -> None:
+        hidden = load.hidden.get(conn.user_id, frozenset())
+        if hidden is None:
+            return  # she muted this table's chat
         for line in load.chat:
-            if int(line["id"]) > after and conn.offer({"type": "chat", "message": line}):
+            if (
+                int(line["id"]) > after
+                and line.get("user_id") not in hidden
+                and conn.offer({"type": "chat", "message": line})
+            ):
                 self.stats["messages"] += 1
+
+    def drop_user(self, user_id: int, reason: str) -> int:
+        """Close every socket of `user_id` in this process (her account was suspended):
+        close code 4401 and `reason`. Loop thread only; returns how many. A socket whose
+        first hello is being answered right now is closed as that answer is made."""
+        now = time.monotonic()
+        self._ended = {u: t for u, t in self._ended.items() if now - t < ENDED_FOR_S}
+        self._ended[user_id] = now
+        conns = {c for c in self._members_all() if c.user_id == user_id and not c.closed}
+        for conn in conns:
+            conn.drop(f"4401 {reason}")
+        return len(conns)
+
+    def _members_all(self) -> set[Connection]:
+        out = {c for conns in self._members.values() for c in conns}
+        out.update(c for joining in self._joining.values() for c in joining)
+        return out
 
     def _answer_hello(
         self, conn: Connection, since: int | None, seat_load: SeatLoad, chat_last: int
@@ -660,6 +704,14 @@ class Hub:
         if stamp is not None and stamp[0] == version:
             message["committed_at"] = stamp[1]
         return encode(message)
+
+
+def _observe_push(committed_at: float) -> None:
+    """One observation of commit -> socket per push, not per socket: taken on the loop's
+    next turn, once the writer tasks this push woke have handed their messages to their
+    sockets (they were scheduled first)."""
+    with contextlib.suppress(RuntimeError):  # no running loop (a test's direct call)
+        asyncio.get_running_loop().call_soon(metrics.pushed, committed_at)
 
 
 def _want_key(want: Want) -> tuple[int, int]:

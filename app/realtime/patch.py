@@ -46,14 +46,32 @@ MANY = 32
 #: levels below a root (the fields, the view, ``view.me``) that may be split
 DEPTH = 4
 
-#: one encoded part: a leaf's encoding, or an object's / a list's parts
-Node = Any  # bytes | dict[Any, Node] | list[Node]
-#: the same with each leaf replaced by its hash
-Print = Any  # int | dict[Any, Print] | list[Print]
-#: a root's parts (an object split at its first level whatever its size)
-Leaves = dict[Any, Node]
+#: a part's print: a leaf's hash, or a split container's `Split`
+Print = Any  # int | Split
+#: a root's print (the fields, the view, ``view.me``: objects split at their first level
+#: whatever their size)
+Root = "Split"
 
 _KEYS: dict[Any, bytes] = {}  # a key's encoding: area ids, view fields … a bounded set
+
+
+class Split:
+    """The print of a container kept as its items: the hash of its whole encoding, and
+    its items' prints (a dict by key, or a list). Two prints are equal when their whole
+    encodings are: a part whose encoding did not change is not looked into again, and
+    its print is the previous version's own object."""
+
+    __slots__ = ("parts", "whole")
+
+    def __init__(self, whole: int, parts: dict[Any, Print] | list[Print]) -> None:
+        self.whole = whole
+        self.parts = parts
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Split and other.whole == self.whole
+
+    def __hash__(self) -> int:
+        return self.whole
 
 
 def dumps(value: Any) -> bytes:
@@ -70,144 +88,168 @@ def key(k: Any) -> bytes:
     return got
 
 
-def _splittable(value: Any) -> bool:
+def _split(value: Any, encoded: bytes, depth: int) -> bool:
+    """Whether `value` (encoded `encoded`) is kept as its items at this depth: a
+    container longer than ``SPLIT`` bytes or of more than ``MANY`` items, that is an
+    object or a list of objects or lists."""
+    if depth <= 0:
+        return False
     kind = type(value)
     if kind is dict:
-        return bool(value)
-    if kind is list:
-        return bool(value) and all(type(item) in (dict, list) for item in value)
-    return False
+        if not value:
+            return False
+    elif kind is list:
+        if not value or not all(type(item) in (dict, list) for item in value):
+            return False
+    else:
+        return False
+    return len(value) > MANY or len(encoded) > SPLIT
 
 
-def tree(value: Any, depth: int = DEPTH) -> Node:
-    """`value` encoded, as its parts where it is longer than ``SPLIT`` bytes (top down:
-    a small container is one ``dumps``, a call per leaf would cost more than the bytes).
-    A container of more than ``MANY`` items is split without being encoded whole first
-    (the areas: a 22 KB copy per version for nothing)."""
-    if depth <= 0 or not _splittable(value):
-        return dumps(value)
-    if len(value) <= MANY:
+def printed(value: Any, depth: int = DEPTH, encoded: bytes | None = None) -> Print:
+    """`value`'s print, from its encoding at each level (each ``dumps`` is one call in
+    C: no tree of encoded parts is built)."""
+    if encoded is None:
         encoded = dumps(value)
-        if len(encoded) <= SPLIT:
-            return encoded
-        del encoded
+    if not _split(value, encoded, depth):
+        return hash(encoded)
     if type(value) is dict:
-        return {k: tree(v, depth - 1) for k, v in value.items()}
-    return [tree(item, depth - 1) for item in value]
+        return Split(hash(encoded), {k: printed(v, depth - 1) for k, v in value.items()})
+    return Split(hash(encoded), [printed(item, depth - 1) for item in value])
 
 
-def leaves(obj: dict[Any, Any]) -> Leaves:
-    """A root object's parts: each key's tree."""
-    return {k: tree(v) for k, v in obj.items()}
-
-
-def group(obj: dict[Any, Any]) -> Leaves:
-    """``view.me``: a root one level down (its keys are the view's ``me`` object's)."""
-    return {k: tree(v, DEPTH - 1) for k, v in obj.items()}
-
-
-def assemble(node: Node) -> bytes:
-    """The JSON of a tree: byte for byte ``dumps`` of the value it was made from."""
-    if type(node) is bytes:
-        return node
-    if type(node) is list:
-        return b"[" + b",".join([assemble(item) for item in node]) + b"]"
-    return b"{" + b",".join([key(k) + b":" + assemble(v) for k, v in node.items()]) + b"}"
-
-
-def fingerprint(node: Node) -> Print:
-    """The tree with each leaf's encoding replaced by its hash."""
-    if type(node) is bytes:
-        return hash(node)
-    if type(node) is list:
-        return [fingerprint(item) for item in node]
-    return {k: fingerprint(v) for k, v in node.items()}
-
-
-def printed_root(obj: dict[Any, Any], depth: int = DEPTH) -> Print:
-    """``fingerprint(leaves(obj))`` (or of ``group`` with ``DEPTH - 1``), each key's
-    parts let go of as soon as they are hashed (what a hello's answer is printed by)."""
-    return {k: fingerprint(tree(v, depth)) for k, v in obj.items()}
+def printed_root(obj: dict[Any, Any], depth: int = DEPTH, encoded: bytes | None = None) -> Split:
+    """A root object's print: split at its first level, each key's value at `depth`."""
+    if encoded is None:
+        encoded = dumps(obj)
+    return Split(hash(encoded), {k: printed(v, depth) for k, v in obj.items()})
 
 
 def _op(path: list[bytes], value: bytes, how: bytes = b"") -> bytes:
     return b"[[" + b",".join(path) + b"]," + value + how + b"]"
 
 
-def diff(path: list[bytes], was: Print, now: Print, node: Node) -> list[bytes]:
-    """The ops that take the part printed `was` at `path` (its encoded steps) to the one
-    printed `now` with the tree `node`: at the deepest parts that changed."""
-    if was == now:
-        return []
-    if type(node) is dict and type(was) is dict and tuple(was) == tuple(node):
-        return _members(path, was, now, node, ())
-    if type(node) is list and type(was) is list:
-        if len(was) == len(node):
-            out: list[bytes] = []
-            for i, item in enumerate(node):
-                if was[i] != now[i]:
-                    out += diff([*path, str(i).encode()], was[i], now[i], item)
-            return out
-        return [_splice(path, was, now, node)]
-    return [_op(path, assemble(node))]
+def delta(
+    path: list[bytes], was: Print, value: Any, depth: int, encoded: bytes | None = None
+) -> tuple[list[bytes], Print]:
+    """The ops that take the part printed `was` at `path` (its encoded steps) to `value`,
+    at the deepest parts that changed, and `value`'s print. Only what changed is
+    looked into: an item whose encoding is the one printed is passed over whole."""
+    if encoded is None:
+        encoded = dumps(value)
+    if not _split(value, encoded, depth):
+        now = hash(encoded)
+        return ([] if was == now else [_op(path, encoded)]), now
+    whole = hash(encoded)
+    if type(was) is not Split:
+        return [_op(path, encoded)], printed(value, depth, encoded)
+    if was.whole == whole:
+        return [], was
+    parts = was.parts
+    if type(value) is dict:
+        if type(parts) is dict and tuple(parts) == tuple(value):
+            out, now_parts = _members(path, parts, value, depth - 1, ())
+            return out, Split(whole, now_parts)
+    elif type(parts) is list:
+        if len(parts) == len(value):
+            out = []
+            items: list[Print] = []
+            for i, item in enumerate(value):
+                ops_i, p = delta([*path, str(i).encode()], parts[i], item, depth - 1)
+                out += ops_i
+                items.append(p)
+            return out, Split(whole, items)
+        return _splice(path, parts, value, depth - 1, whole)
+    return [_op(path, encoded)], printed(value, depth, encoded)
 
 
 def _members(
-    path: list[bytes], was: Print, now: Print, node: Leaves, skip: tuple[Any, ...]
-) -> list[bytes]:
-    """The ops for the changed keys of an object whose keys did not change (but for
-    those in `skip`): the keys set whole go in one merge op when there are several (a
-    player's talents, draw count and hand: one path, not three), the others deeper."""
+    path: list[bytes],
+    was: dict[Any, Print],
+    obj: dict[Any, Any],
+    depth: int,
+    skip: tuple[Any, ...],
+) -> tuple[list[bytes], dict[Any, Print]]:
+    """The ops for the changed keys of an object whose keys did not change (those in
+    `skip` are printed but said otherwise), and the object's items' prints: the keys set
+    whole go in one merge op when there are several (a player's talents, draw count and
+    hand: one path, not three), the others deeper."""
     out: list[bytes] = []
     whole: list[tuple[bytes, bytes]] = []
-    for k, v in node.items():
-        if was[k] == now[k] or k in skip:
-            continue
-        if type(v) is bytes or type(was[k]) is not type(now[k]):
-            whole.append((key(k), assemble(v)))
+    parts: dict[Any, Print] = {}
+    for k, v in obj.items():
+        w = was[k]
+        encoded = dumps(v)
+        if not _split(v, encoded, depth):
+            parts[k] = now = hash(encoded)
+            if w != now and k not in skip:
+                whole.append((key(k), encoded))
+        elif type(w) is not Split:
+            parts[k] = printed(v, depth, encoded)
+            if k not in skip:
+                whole.append((key(k), encoded))
         else:
-            out += diff([*path, key(k)], was[k], now[k], v)
+            ops_k, parts[k] = delta([*path, key(k)], w, v, depth, encoded)
+            if k not in skip:
+                out += ops_k
     if len(whole) > 1 and path:
         merged = b"{" + b",".join([k + b":" + v for k, v in whole]) + b"}"
         out.append(_op(path, merged, b',"merge"'))
     else:
         out += [_op([*path, k], v) for k, v in whole]
-    return out
+    return out, parts
 
 
-def _splice(path: list[bytes], was: list[Print], now: list[Print], node: list[Node]) -> bytes:
+def _splice(
+    path: list[bytes], was: list[Print], value: list[Any], depth: int, whole: int
+) -> tuple[list[bytes], Print]:
     """The list at `path` changed length: keep the items it starts and ends with."""
+    encoded = [dumps(item) for item in value]
+    now = [printed(item, depth, e) for item, e in zip(value, encoded, strict=True)]
     start, most = 0, min(len(was), len(now))
     while start < most and was[start] == now[start]:
         start += 1
     end = 0
     while end < most - start and was[-1 - end] == now[-1 - end]:
         end += 1
-    items = b"[" + b",".join([assemble(item) for item in node[start : len(node) - end]]) + b"]"
-    return _op(
+    # an item printed equal keeps its previous print (the same object, its parts shared)
+    kept = [*was[:start], *now[start : len(now) - end], *(was[len(was) - end :] if end else [])]
+    items = b"[" + b",".join(encoded[start : len(now) - end]) + b"]"
+    op = _op(
         path,
         items,
         b",[" + str(start).encode() + b"," + str(len(was) - start - end).encode() + b"]",
     )
+    return [op], Split(whole, kept)
 
 
 def ops(
     path: list[bytes],
-    old: Print | None,
-    now: Print,
-    new: Leaves,
+    old: Split | None,
+    obj: dict[Any, Any],
+    encoded: bytes,
+    depth: int = DEPTH,
     skip: tuple[Any, ...] = (),
     any_order: bool = False,
-) -> list[bytes] | None:
-    """The ops that take a root object printed `old` to the one printed `now` with
-    parts `new`, but for the keys in `skip` (said otherwise: the message's ``version``,
-    the prompts of ``prompts``); `path` is the root's own (``[b'"view"']``, or ``[]``
-    for the fields). None when the root's keys changed: it must be sent whole; with
-    `any_order`, only when they changed as a set (the fields of a hello's answer come in
-    another order than an update's, and keep it)."""
-    if old is None or (set(old) != set(now) if any_order else tuple(old) != tuple(now)):
-        return None
-    return _members(path, old, now, new, skip)
+) -> tuple[list[bytes] | None, Split]:
+    """The ops that take a root object printed `old` to `obj` (encoded `encoded`), but
+    for the keys in `skip` (said otherwise: the message's ``version``, the prompts of
+    ``prompts``); `path` is the root's own (``[b'"view"']``, or ``[]`` for the fields).
+    With `obj`'s print. The ops are None when the root's keys changed: it must be sent
+    whole; with `any_order`, only when they changed as a set (the fields of a hello's
+    answer come in another order than an update's, and keep it)."""
+    whole = hash(encoded)
+    if old is None:
+        return None, printed_root(obj, depth, encoded)
+    if old.whole == whole:
+        return [], old
+    parts = old.parts
+    if type(parts) is not dict or (
+        set(parts) != set(obj) if any_order else tuple(parts) != tuple(obj)
+    ):
+        return None, printed_root(obj, depth, encoded)
+    out, now = _members(path, parts, obj, depth, skip)
+    return out, Split(whole, now)
 
 
 def prompts(value: bytes) -> bytes:

@@ -36,7 +36,7 @@ def private_part(state: dict[str, Any], seat: int) -> Any:
 
 @dataclass
 class SeatPrint:
-    """What a seat's pushes of one version carried, as hashes (``patch.fingerprint``)."""
+    """What a seat's pushes of one version carried, as prints (``patch.printed``)."""
 
     seat: int
     me: patch.Print  # the print of its private view (``view.me``), or None (a spectator)
@@ -50,8 +50,8 @@ class Base:
     against, for a socket that holds this version from a push from memory."""
 
     version: int
-    common: patch.Print
-    public: patch.Print | None  # None: no view object (a game without a state)
+    common: patch.Split
+    public: patch.Split | None  # None: no view object (a game without a state)
     seats: dict[int | None, SeatPrint]
 
 
@@ -71,10 +71,19 @@ def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> 
     return dumps(bare)
 
 
-def me_tree(mine: Any) -> patch.Node:
-    """A seat's private view as parts: one level down, since ``me`` is itself a key of
-    the view (the public view's tree is made apart, once per version)."""
-    return patch.group(mine) if type(mine) is dict and mine else dumps(mine)
+def _part(root: patch.Split | None, name: str) -> patch.Print:
+    """The print of a root's key `name`, or None."""
+    if root is None or type(root.parts) is not dict:
+        return None
+    return root.parts.get(name)
+
+
+def me_print(mine: Any, encoded: bytes) -> patch.Print:
+    """A seat's private view's print: one level down, since ``me`` is itself a key of
+    the view (the public view's print is made apart, once per version)."""
+    if type(mine) is dict and mine:
+        return patch.printed_root(mine, patch.DEPTH - 1, encoded)
+    return hash(encoded)
 
 
 #: the fields of a message that are the seat's own; the others are the shared part's
@@ -130,35 +139,45 @@ class _Seat:
     """One seat's own parts of this version."""
 
     seat: bytes
-    me: patch.Node  # its private view's tree (``patch.group``), or None (a spectator)
-    me_print: patch.Print
+    me: Any  # its private view (``view.me``), or None (a spectator)
+    me_encoded: bytes
     legal: bytes
     undo: bytes
     actions: list[Any]  # its legal actions (packed for a patch only when they changed)
+    #: its prints against the base they were made from (None: made without one)
+    printed: dict[int | None, tuple[list[bytes] | None, patch.Print]] = field(default_factory=dict)
 
 
 @dataclass
 class Rendered:
     """One version's update, encoded: the shared parts once, each seat's on demand,
-    in full or as a patch against the previous version's `Base` (``patch.py``)."""
+    in full or as a patch against the previous version's `Base` (``patch.py``).
+
+    The patch against a base and this version's prints are made in one pass
+    (``patch.delta``): a part whose encoding is the one the base printed is passed
+    over whole, so a move costs about the parts it changed, not the view."""
 
     frame: Any  # gamelog.Frame
     recent: list[tuple[Any, ...]]
     committed_at: float | None
-    _common: patch.Leaves = field(default_factory=dict)
-    _common_print: patch.Print = field(default_factory=dict)
-    _public: patch.Leaves | None = None  # None: the view is not an object (no state)
-    _public_print: patch.Print | None = None
-    _public_view: bytes | None = None
+    _shared: dict[str, Any] = field(default_factory=dict)
+    _shared_encoded: bytes = b"{}"
+    _public: dict[str, Any] | None = None  # None: no view object (a game without a state)
+    _public_encoded: bytes = b"null"
     #: the prompts without their deadlines, encoded, when they are the view's and each
     #: deadline is its seat's in ``clock.seats``: a patch then says them once
     #: (``patch.prompts``) instead of twice with each deadline twice
     _bare: bytes | None = None
     _seats: dict[int | None, _Seat] = field(default_factory=dict)
-    _shared_ops: dict[int, tuple[list[bytes] | None, list[bytes] | None]] = field(
-        default_factory=dict
-    )
+    #: base version (None: none) -> the shared ops and the public view's, and their prints
+    _shared_ops: dict[
+        int | None,
+        tuple[list[bytes] | None, patch.Split, list[bytes] | None, patch.Split | None],
+    ] = field(default_factory=dict)
     _texts: dict[tuple[int | None, int, int], tuple[str, int]] = field(default_factory=dict)
+    #: the base the last patch was made against: the next version's prints are made
+    #: from it (a part unchanged since keeps its print object)
+    _guide: Base | None = None
 
     def __post_init__(self) -> None:
         frame = self.frame
@@ -170,21 +189,18 @@ class Rendered:
             if active and state is not None
             else []
         )
-        shared = {**frame.fields, "version": frame.version, "prompts": prompts}
-        self._common = patch.leaves(shared)
-        self._common_print = patch.fingerprint(self._common)
+        self._shared = {**frame.fields, "version": frame.version, "prompts": prompts}
+        self._shared_encoded = dumps(self._shared)
         if state is not None:
             public = engine.view(state, None)
-            self._public = patch.leaves(public)
-            self._public_print = patch.fingerprint(self._public)
+            self._public = public
+            self._public_encoded = dumps(public)
             self._bare = _bare(prompts, public, frame.fields.get("clock"))
 
     @property
     def public_view(self) -> bytes:
-        """The spectator's view, encoded (once, and only when a whole update needs it)."""
-        if self._public_view is None:
-            self._public_view = b"null" if self._public is None else patch.assemble(self._public)
-        return self._public_view
+        """The spectator's view, encoded (once per version)."""
+        return self._public_encoded
 
     def covers(self, since: int) -> bool:
         """Whether the events after `since` up to this version are all in memory."""
@@ -201,17 +217,14 @@ class Rendered:
         frame = self.frame
         state = frame.state
         me: Any = None
-        me_print: Any = None
         legal: list[Any] = []
         if seat is not None and state is not None:
-            mine_view = private_part(state, seat)
-            me = me_tree(mine_view)
-            me_print = patch.fingerprint(me)
+            me = private_part(state, seat)
             mine = next((s for s in frame.fields.get("seats", []) if s["index"] == seat), None)
             if frame.fields.get("status") == "active" and mine and not mine.get("standin"):
                 legal = engine.legal_actions(state, seat)
         undo = b"true" if seat is not None and seat == frame.undo_seat else b"false"
-        made = self._seats[seat] = _Seat(dumps(seat), me, me_print, dumps(legal), undo, legal)
+        made = self._seats[seat] = _Seat(dumps(seat), me, dumps(me), dumps(legal), undo, legal)
         return made
 
     def _view(self, seat: int | None) -> bytes:
@@ -219,13 +232,13 @@ class Rendered:
         mine = self._seat(seat)
         if mine.me is None or self._public is None:
             return self.public_view
-        return self.public_view[:-1] + b',"me":' + patch.assemble(mine.me) + b"}"
+        return self.public_view[:-1] + b',"me":' + mine.me_encoded + b"}"
 
     def _whole(self, seat: int | None) -> bytes:
         """The fields of a whole update, without braces."""
         mine = self._seat(seat)
         return (
-            patch.assemble(self._common)[1:-1]
+            self._shared_encoded[1:-1]
             + b',"seat":'
             + mine.seat
             + b',"view":'
@@ -236,37 +249,75 @@ class Rendered:
             + mine.undo
         )
 
-    def _shared(self, base: Base) -> tuple[list[bytes] | None, list[bytes] | None]:
-        """The ops of the shared fields and of the public view from `base` (once per
-        version and base); None for a part whose keys changed."""
-        got = self._shared_ops.get(base.version)
+    def _shared_parts(
+        self, base: Base | None
+    ) -> tuple[list[bytes] | None, patch.Split, list[bytes] | None, patch.Split | None]:
+        """The ops of the shared fields and of the public view from `base`, and their
+        prints (once per version and base); None for ops whose part's keys changed."""
+        version = None if base is None else base.version
+        got = self._shared_ops.get(version)
         if got is None:
-            once = self._bare is not None and base.public is not None
+            once = self._bare is not None and base is not None and base.public is not None
             skip = ("version", "prompts") if once else ("version",)
-            common = patch.ops(
-                [], base.common, self._common_print, self._common, skip, any_order=True
+            common, common_print = patch.ops(
+                [],
+                None if base is None else base.common,
+                self._shared,
+                self._shared_encoded,
+                skip=skip,
+                any_order=True,
             )
-            public = None
-            if self._public is not None and self._public_print is not None:
-                public = patch.ops(
+            public: list[bytes] | None = None
+            public_print: patch.Split | None = None
+            if self._public is not None:
+                public, public_print = patch.ops(
                     [b'"view"'],
-                    base.public,
-                    self._public_print,
+                    None if base is None else base.public,
                     self._public,
-                    ("prompts",) if once else (),
+                    self._public_encoded,
+                    skip=("prompts",) if once else (),
                 )
-            if once and common is not None and self._bare is not None:
-                was = (base.common.get("prompts"), (base.public or {}).get("prompts"))
-                now = (self._common_print["prompts"], (self._public_print or {}).get("prompts"))
+            if once and common is not None and self._bare is not None and base is not None:
+                was = (_part(base.common, "prompts"), _part(base.public, "prompts"))
+                now = (_part(common_print, "prompts"), _part(public_print, "prompts"))
                 if was != now:
                     common.append(patch.prompts(self._bare))
-            got = self._shared_ops[base.version] = (common, public)
+            got = self._shared_ops[version] = (common, common_print, public, public_print)
+        return got
+
+    def _me(
+        self, mine: _Seat, was: patch.Print, version: int | None
+    ) -> tuple[list[bytes] | None, patch.Print]:
+        """The ops of a seat's private view from the print `was` (of the base of
+        `version`), and its print; once per seat and base."""
+        got = mine.printed.get(version)
+        if got is None:
+            if mine.me is None:
+                got = ([], None)
+            elif version is None:
+                got = (None, me_print(mine.me, mine.me_encoded))
+            elif type(mine.me) is dict and mine.me:
+                got = patch.ops(
+                    [b'"view"', b'"me"'],
+                    was if type(was) is patch.Split else None,
+                    mine.me,
+                    mine.me_encoded,
+                    depth=patch.DEPTH - 1,
+                )
+                if got[0] is None:  # its keys changed: the whole of it
+                    got = ([b'[["view","me"],' + mine.me_encoded + b"]"], got[1])
+            else:
+                now = hash(mine.me_encoded)
+                ops = [] if was == now else [b'[["view","me"],' + mine.me_encoded + b"]"]
+                got = (ops, now)
+            mine.printed[version] = got
         return got
 
     def _patch(self, seat: int | None, base: Base) -> list[bytes] | None:
         """The ops from `base` to this version for `seat`, None if they cannot say it."""
+        self._guide = base
         was = base.seats.get(seat)
-        common, public = self._shared(base)
+        common, _cp, public, _pp = self._shared_parts(base)
         if was is None or common is None:
             return None
         mine = self._seat(seat)
@@ -278,7 +329,8 @@ class Rendered:
         else:
             out += public
             if mine.me is not None:
-                out += patch.diff([b'"view"', b'"me"'], was.me, mine.me_print, mine.me)
+                me_ops, _print = self._me(mine, was.me, base.version)
+                out += me_ops or []
         if was.legal != hash(mine.legal):
             out.append(self._legal_op(mine))
         if was.undo != hash(mine.undo):
@@ -296,16 +348,22 @@ class Rendered:
         op = patch.packed([b'"legal_actions"'], dumps(packed))
         return op if len(op) < len(whole) else whole
 
-    def base(self, seats: set[int | None]) -> Base:
+    def base(self, seats: set[int | None], guide: Base | None = None) -> Base:
         """This version as the next one's patches are made against: the prints of the
-        shared part and of `seats`' own parts."""
+        shared part and of `seats`' own parts, made from `guide` (by default the base
+        the last patch was made against) where it has them."""
+        guide = guide if guide is not None else self._guide
+        _c, common_print, _p, public_print = self._shared_parts(guide)
         prints: dict[int | None, SeatPrint] = {}
         for seat in seats:
             mine = self._seat(seat)
-            prints[seat] = SeatPrint(
-                hash(mine.seat), mine.me_print, hash(mine.legal), hash(mine.undo)
-            )
-        return Base(self.frame.version, self._common_print, self._public_print, prints)
+            was = guide.seats.get(seat) if guide is not None else None
+            if guide is None or was is None:
+                _ops, mine_print = self._me(mine, None, None)
+            else:
+                _ops, mine_print = self._me(mine, was.me, guide.version)
+            prints[seat] = SeatPrint(hash(mine.seat), mine_print, hash(mine.legal), hash(mine.undo))
+        return Base(self.frame.version, common_print, public_print, prints)
 
     def text(self, seat: int | None, since: int, base: Base | None = None) -> tuple[str, int]:
         """The update for a socket of `seat` that has the events up to `since`:
