@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.store.db import MAX_OVERFLOW, POOL_SIZE
@@ -80,10 +80,6 @@ class Settings(BaseSettings):
     bot_think_timeout_s: float = 10.0
     #: how often the bot worker looks for games waiting on a bot (restarts, other processes)
     bot_sweep_s: float = 2.0
-    #: on SIGTERM, how long the moves in flight (socket actions, bots' moves, HTTP
-    #: requests) are given before the process stops anyway; it exits within this plus a
-    #: second or two (app/web/graceful.py; docs/deploy.md, "Rolling restarts")
-    shutdown_grace_s: float = Field(default=8.0, gt=0, le=600)
     # Notifications (optional).
     smtp_host: str | None = None
     smtp_port: int = 25
@@ -106,6 +102,8 @@ class Settings(BaseSettings):
     rate_reset: str | None = None
     rate_reset_account: str | None = None
     rate_games: str | None = None
+    #: reports per reporter (app/services/moderation.py; default 10 an hour)
+    rate_report: str | None = None
     #: the live pace's bank and increment, "START+INCREMENT" seconds (unset: 600+30);
     #: a demo or a browser test shortens it so time can run out while it watches
     pace_live: str | None = None

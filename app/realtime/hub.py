@@ -41,7 +41,6 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from app.realtime.render import Base, Rendered, held
-from app.services import metrics
 
 log = logging.getLogger("app.realtime.hub")
 
@@ -185,8 +184,6 @@ class Connection:
     joined: bool = False
     closed: bool = False
     drop_reason: str | None = None
-    #: the close code the socket is to be closed with (``finish``), None: the session's
-    close_code: int | None = None
     queue: Mailbox = field(init=False)
     dropped: Flag = field(init=False)
 
@@ -205,20 +202,6 @@ class Connection:
             self.drop("send queue full (slow consumer)")
             return False
         return True
-
-    def finish(self, code: int, reason: str) -> None:
-        """Close this socket with `code` and `reason` once what is queued is sent (the
-        answer to an action in flight): the writer ends at the end of its queue. A full
-        queue is dropped at once."""
-        if self.closed or self.close_code is not None:
-            return
-        self.close_code = code
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.drop(reason)
-            return
-        self.drop_reason = reason
 
     def drop(self, reason: str) -> None:
         if self.closed:
@@ -254,8 +237,6 @@ class Hub:
         self.source = source
         self.queue_size = queue_size
         self._members: dict[int, set[Connection]] = {}
-        #: every connection made and not yet left, joined or not (``finish_all``)
-        self._open: set[Connection] = set()
         # game -> {connection: (last_seq, last_chat_id) of its hello}
         self._joining: dict[int, dict[Connection, tuple[int | None, int | None]]] = {}
         self._dirty: dict[int, asyncio.Event] = {}
@@ -292,26 +273,9 @@ class Hub:
                 conn.drop("server shutting down")
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    def finish_all(self, code: int, reason: str) -> int:
-        """Close every socket with `code` and `reason` once its queue is sent
-        (``Connection.finish``); returns how many there were."""
-        conns = list(self._open)
-        for conn in conns:
-            conn.finish(code, reason)
-        return len(conns)
-
-    async def emptied(self, deadline: float) -> None:
-        """Return once no socket is left (each ``leave``s as its session ends), or at
-        `deadline` (the loop's clock)."""
-        loop = asyncio.get_running_loop()
-        while self._open and loop.time() < deadline:
-            await asyncio.sleep(0.02)
-
     # -- connections ---------------------------------------------------------------
     def connection(self, game_id: int, user_id: int | None) -> Connection:
-        conn = Connection(game_id, user_id, self.queue_size, on_drop=self._on_drop)
-        self._open.add(conn)
-        return conn
+        return Connection(game_id, user_id, self.queue_size, on_drop=self._on_drop)
 
     def join(self, conn: Connection, last_seq: int | None, last_chat: int | None = None) -> None:
         """Ask the game's worker to answer `conn`'s hello (sync or state) and then keep it
@@ -321,7 +285,6 @@ class Hub:
 
     def leave(self, conn: Connection) -> None:
         conn.closed = True
-        self._open.discard(conn)
         members = self._members.get(conn.game_id)
         if members is not None:
             members.discard(conn)
@@ -511,7 +474,6 @@ class Hub:
         # is): what a socket is sent depends only on its seat (spectators share theirs).
         built: dict[tuple[int | None, int, int], str | None] = {}
         stamp = self._stamps.get(game_id)
-        fresh = False  # a socket got this process's stamped commit with this pass
         for conn in members:
             if conn.closed or conn in joining:
                 continue
@@ -530,7 +492,6 @@ class Hub:
             text = built[key]
             if text is not None and conn.offer(text):
                 self.stats["messages"] += 1
-                fresh = fresh or (stamp is not None and conn.version < stamp[0])
                 conn.version = int(seat_load.payload.get("version", conn.version))
                 conn.rendered = -1  # a reload's fields: the next push is whole
                 conn.seat = seat_load.payload.get("seat")
@@ -538,8 +499,6 @@ class Hub:
             if conn.chat_id is not None:
                 self._send_chat(conn, conn.chat_id, load)
             conn.chat_id = max(conn.chat_id or 0, load.chat_last)
-        if fresh and stamp is not None:
-            _observe_push(stamp[1])
 
     async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
         """Push this process's own newest change from memory; False if it cannot (then
@@ -585,7 +544,7 @@ class Hub:
             if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
             texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}
-            return texts, rendered.base(seats, base)
+            return texts, rendered.base(seats)
 
         # On the loop, not in the pool: a push from memory is CPU only (~1 ms a version),
         # a thread would hold the GIL as long and add the wait for it (the bench's commit
@@ -597,7 +556,6 @@ class Hub:
             return False
         texts, self._bases[game_id] = done
         self.stats["memory"] += 1
-        sent = self.stats["messages"]
         for key, conns in groups.items():
             text, last = texts[key]
             for conn in conns:
@@ -608,8 +566,6 @@ class Hub:
                     conn.version = conn.rendered = frame.version
                     conn.seat = key[0]
                     conn.last_seq = last
-        if committed is not None and self.stats["messages"] != sent:
-            _observe_push(committed)
         return True
 
     def _send_chat(self, conn: Connection, after: int, load: GameLoad) -> None:
@@ -704,14 +660,6 @@ class Hub:
         if stamp is not None and stamp[0] == version:
             message["committed_at"] = stamp[1]
         return encode(message)
-
-
-def _observe_push(committed_at: float) -> None:
-    """One observation of commit -> socket per push, not per socket: taken on the loop's
-    next turn, once the writer tasks this push woke have handed their messages to their
-    sockets (they were scheduled first)."""
-    with contextlib.suppress(RuntimeError):  # no running loop (a test's direct call)
-        asyncio.get_running_loop().call_soon(metrics.pushed, committed_at)
 
 
 def _want_key(want: Want) -> tuple[int, int]:

@@ -37,6 +37,7 @@ from app.services.publisher import (
     CHANNEL,
     LOGINS,
     decode_change,
+    decode_ended,
     decode_payload,
     encode_payload,
 )
@@ -74,8 +75,11 @@ class PgListener:
         channel: str = CHANNEL,
         origin: str = "",
         on_change: Callable[[int, int, int, str, str | None], None] | None = None,
+        on_ended: Callable[[int], object] | None = None,
     ) -> None:
         self.dsn = dsn
+        #: (user) whose sockets are to close: her account was suspended, in any process
+        self.on_ended = on_ended
         #: (game, since, version, moves' JSON, the row's digest) of a change heard
         self.on_change = on_change
         self.channel = channel
@@ -123,6 +127,12 @@ class PgListener:
     def _dispatch(self, payload: str) -> None:
         if payload == LOGINS:
             logins.clear()
+            return
+        ended = decode_ended(payload)
+        if ended is not None:  # every process, this one too: closing twice is harmless
+            logins.clear()
+            if self.on_ended is not None:
+                self.on_ended(ended)
             return
         parsed = decode_payload(payload)
         if parsed is not None:

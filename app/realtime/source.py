@@ -33,6 +33,7 @@ from app.services import (
     gamelog,
     lobby,
     logins,
+    moderation,
     play,
     unit,
 )
@@ -160,6 +161,13 @@ class ServiceSource:
             mine = lobby.seat_of(game, user_id)
             return Access(user_id, mine.index if mine else None)
 
+    def suspended(self, user_id: int) -> bool:
+        """Whether `user_id`'s account is suspended now (a socket's heartbeat asks on
+        SQLite, where a suspension made by another process has no NOTIFY to tell this
+        one: app/realtime/ws.py)."""
+        with self.session() as db:
+            return moderation.is_suspended(db, user_id)
+
     # -- the hub's reload -------------------------------------------------------------
     def load(self, game_id: int, wants: list[Want], chat_after: int | None) -> GameLoad:
         with self.session() as db:
@@ -213,13 +221,16 @@ class ServiceSource:
             reader = next((u for u, s in out.items() if not s.error), None)
             if chat_after is not None and reader is not None:
                 try:
-                    lines = chat.since(db, game_id, reader, chat_after, CHAT_BATCH)
+                    # Every line, read once; each socket is sent those its person may
+                    # read (``hidden``: whom she blocks, or a table she muted).
+                    lines = chat.since(db, game_id, reader, chat_after, CHAT_BATCH, everyone=True)
                 except ServiceError:
                     lines = []
+            hidden = moderation.chat_hidden(db, game_id, list(out)) if lines else {}
             chat_last = max([chat_after or 0, *(int(m["id"]) for m in lines)])
             if chat_after is None:
                 chat_last = self._last_chat_id(db, game_id)
-            return GameLoad(out, lines, chat_last)
+            return GameLoad(out, lines, chat_last, hidden)
 
     @staticmethod
     def _events_after(db: Session, game_id: int, after: int, upto: int) -> list[Any]:

@@ -19,7 +19,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.orm import Session
 
 from app.services import emails, lobby, standins, timezones, unit, webhooks
-from app.services.errors import Conflict, Invalid, Throttled, Unauthorized
+from app.services.errors import Conflict, Invalid, Suspended, Throttled, Unauthorized
 from app.store import accounts as store
 from app.store.models import LoginFailure, User, UserSession
 from app.store.types import utcnow
@@ -137,10 +137,22 @@ def authenticate(db: Session, username: str, password: str, ip: str) -> User:
         db.add(LoginFailure(username_key=key, ip=ip, created_at=now))
         db.flush()
         raise LoginFailed("Wrong username or password.")
+    if user.suspended_at is not None:
+        # Told only to whoever knows the password: a guesser learns nothing of it.
+        raise Suspended(suspended_message(user))
     if _hasher.check_needs_rehash(user.password_hash):
         user.password_hash = hash_password(password)
     store.forget_failures(db, key, ip)
     return user
+
+
+def suspended_message(user: User) -> str:
+    """What a suspended account is told when it tries to sign in."""
+    reason = (user.suspended_reason or "").strip() or "no reason was given"
+    return (
+        f"This account is suspended by the moderators ({reason}). It cannot sign in "
+        "until an admin lifts the suspension."
+    )
 
 
 def create_session(db: Session, user: User, days: int) -> tuple[str, UserSession]:
@@ -162,6 +174,8 @@ def session_for_token(db: Session, token: str | None) -> UserSession | None:
         return None
     row = store.session_by_hash(db, hash_token(token))
     if row is None or row.expires_at <= utcnow():
+        return None
+    if row.user.suspended_at is not None:  # a session made while she was being suspended
         return None
     return row
 

@@ -134,6 +134,7 @@ _YOUR_STANDIN = {
     "vote": "The table voted to hand your seat to a stand-in",
     "gone": "You left the table",
     "deleted": "Your account was deleted",
+    "suspended": "Your account was suspended",
 }
 
 

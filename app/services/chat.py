@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.services import lobby, unit
 from app.services.errors import Forbidden, Invalid
 from app.store import chat as store
+from app.store import moderation as blocked
 from app.store.models import ChatMessage, Game, User
 
 MAX_CHARS = 1000
@@ -37,12 +38,21 @@ def _post(db: Session, work: unit.Work, game: Game, user: User, text: str) -> Ch
 
 
 def since(
-    db: Session, game_id: int, user_id: int | None, after_id: int = 0, limit: int = 200
+    db: Session,
+    game_id: int,
+    user_id: int | None,
+    after_id: int = 0,
+    limit: int = 200,
+    everyone: bool = False,
 ) -> list[dict[str, Any]]:
+    """The game's chat lines after `after_id` that `user_id` may read: none of the people
+    she blocks (app/services/moderation.py). `everyone`: every line, for the realtime
+    hub, which filters each socket's own (``GameLoad.hidden``)."""
     game = lobby.get_game(db, game_id)
     if not lobby.can_see(db, game, user_id):
         raise Forbidden("This game is private.")
-    rows = store.messages_after(db, game_id, after_id, limit)
+    hide = blocked.blocked_ids(db, user_id) if user_id is not None and not everyone else ()
+    rows = store.messages_after(db, game_id, after_id, limit, hide)
     return [message_json(m) for m in rows]
 
 

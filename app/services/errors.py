@@ -28,6 +28,18 @@ class Forbidden(ServiceError):
     code = "forbidden"
 
 
+class Blocked(Forbidden):
+    """A person blocks another (app/services/moderation.py): one cannot seat the other."""
+
+    code = "blocked"
+
+
+class Suspended(Forbidden):
+    """The account is suspended by the moderators: it cannot sign in."""
+
+    code = "suspended"
+
+
 class NotFound(ServiceError):
     status = 404
     code = "not_found"

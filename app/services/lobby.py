@@ -15,9 +15,10 @@ from app.bots.levels import ALL_LEVELS, LEVELS, LOBBY_LEVELS, label
 from app.engine.content import content
 from app.engine.errors import BadSetup
 from app.services import clocks, gamelog
-from app.services.errors import Conflict, Forbidden, Invalid, NotFound
+from app.services.errors import Blocked, Conflict, Forbidden, Invalid, NotFound
 from app.services.rows import SeatRow
 from app.store import lobby as store
+from app.store import moderation as blocks
 from app.store.models import Game, Invite, Seat, User
 from app.store.types import utcnow
 
@@ -346,6 +347,7 @@ def join(
         touch(game)
         db.flush()
         return mine
+    _not_blocked(db, user, [s.user for s in game.seats if s.user is not None], "join this table")
     if seat_index is not None:
         seat = _seat(game, seat_index)
         if not seat.is_empty:
@@ -362,6 +364,23 @@ def join(
     touch(game)
     db.flush()
     return seat
+
+
+def _not_blocked(db: Session, user: User, people: list[User], what: str) -> None:
+    """Refuse to seat `user` with `people` when one of them blocks her, or she blocks
+    one of them (app/services/moderation.py): neither can put the other at a table.
+    Whoever blocks her is not named."""
+    others = {p.id: p for p in people if p.id != user.id}
+    by, mine = blocks.blocks_across(db, user.id, list(others))
+    if by:
+        raise Blocked(f"You cannot {what}: a player at it has blocked you.")
+    if mine:
+        names = ", ".join(others[i].username for i in mine)
+        raise Conflict(
+            f"You block {names}, who is at this table: unblock them (on their profile or "
+            f"your account page) to {what}.",
+            code="you_block",
+        )
 
 
 def leave(db: Session, game: Game, user: User) -> None:
@@ -454,6 +473,15 @@ def rematch(db: Session, old: Game, user: User) -> Game:
         raise Conflict("A rematch can follow a game that is over.")
     if seat_of(old, user.id) is None:
         raise Forbidden("Only the players of a game can ask for a rematch.")
+    # A rematch seats the same people without asking them: it may not seat anyone with
+    # a person who blocks her.
+    people = [s.user for s in old.seats if s.user is not None]
+    _not_blocked(db, user, people, "seat this rematch")
+    if blocks.blocks_within(db, [p.id for p in people]):
+        raise Blocked(
+            "A rematch cannot seat this table: one of its players blocks another. "
+            "Start a new game and invite whom you like instead."
+        )
     game = Game(
         scenario=old.scenario,
         status="lobby",

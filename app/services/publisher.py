@@ -24,6 +24,11 @@ log = logging.getLogger("app.realtime")
 CHANNEL = "ig_games"
 #: the payload telling every process to drop its cached session lookups (a log-out)
 LOGINS = "logins"
+#: the payload telling every process to close one person's sockets: ``ended:<user id>``
+#: (her account was suspended: app/services/moderation.py); their cached logins go too
+ENDED = "ended:"
+#: the close reason her sockets get (code 4401: she is no longer signed in)
+ENDED_REASON = "account suspended"
 
 
 class Publisher(Protocol):
@@ -58,6 +63,31 @@ def publish(game_id: int, version: int, notified: bool = False) -> None:
         current.publish(int(game_id), int(version), notified)
     except Exception:  # publishing must never break the request that changed the game
         log.exception("realtime publish failed for game %s", game_id)
+
+
+def end_sockets(user_id: int, reason: str = ENDED_REASON) -> None:
+    """Close `user_id`'s open sockets in this process now (the publisher installed, if
+    it can: ``Runtime.end_sockets``); never raises. Other processes hear it by the
+    ``ended_payload`` NOTIFY sent with the commit (PostgreSQL)."""
+    end = getattr(_publisher, "end_sockets", None)
+    if end is None:
+        return
+    try:
+        end(int(user_id), reason)
+    except Exception:
+        log.exception("closing the sockets of user %s failed", user_id)
+
+
+def ended_payload(user_id: int) -> str:
+    return f"{ENDED}{int(user_id)}"
+
+
+def decode_ended(payload: str) -> int | None:
+    """The user whose sockets an ``ended:`` payload closes, or None for any other."""
+    if not payload.startswith(ENDED):
+        return None
+    rest = payload[len(ENDED) :]
+    return int(rest) if rest.isdigit() else None
 
 
 def origin() -> str:

@@ -7,7 +7,7 @@ in the database: app/services/accounts.py). Refusals are 429 with ``Retry-After`
 
 Limits (hits per window) are in ``LIMITS``; tests and operators may change them
 through the settings ``RATE_SIGNUP``, ``RATE_CHAT``, ``RATE_ACTIONS``, ``RATE_RESET``,
-``RATE_RESET_ACCOUNT``, ``RATE_GAMES`` ("N/seconds", e.g. "20/60"). An address is the
+``RATE_RESET_ACCOUNT``, ``RATE_GAMES``, ``RATE_REPORT`` ("N/seconds", e.g. "20/60"). An address is the
 client's as the trusted proxies report it (``TRUSTED_PROXIES``), keyed by
 ``address_key``.
 """
@@ -41,7 +41,7 @@ DAY = 86400.0
 #: that a household of friends behind one router fits in (issue 26: the sixth account
 #: of one home was refused at 5 an hour). Per account asked about: reset requests (no
 #: mailbox is flooded). Per user: chat lines, actions and new games (one user made 60
-#: games in 1.8 s, issue 29).
+#: games in 1.8 s, issue 29), and reports (a reporter cannot flood the admins' queue).
 LIMITS: dict[str, Limit] = {
     "signup": Limit(20, DAY),
     "chat": Limit(20, 60.0),
@@ -49,6 +49,7 @@ LIMITS: dict[str, Limit] = {
     "reset": Limit(20, DAY),
     "reset_account": Limit(5, DAY),
     "games": Limit(20, 3600.0),
+    "report": Limit(10, 3600.0),
 }
 
 WHAT = {
@@ -58,6 +59,7 @@ WHAT = {
     "reset": "password reset requests from your address",
     "reset_account": "password reset requests for that account",
     "games": "new games",
+    "report": "reports",
 }
 
 

@@ -31,10 +31,12 @@ WHY = {
     "vote": "The table voted to hand the seat of {who} to a stand-in",
     "deleted": "{who} deleted their account",
     "gone": "{who} left the table",
+    "suspended": "The account of {who} was suspended by the moderators",
 }
 #: why a stand-in plays that the person did not choose: her seat is hers again the
-#: moment she opens the game (app/services/presence.py)
-INVOLUNTARY = frozenset({"time", "vote", "gone"})
+#: moment she opens the game (app/services/presence.py); a suspended account's once it
+#: may sign in again (app/services/moderation.py ``unsuspend``)
+INVOLUNTARY = frozenset({"time", "vote", "gone", "suspended"})
 
 
 def who(seat: Any, game: Any = None) -> str:
@@ -79,6 +81,8 @@ def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
     until = (
         "to the end of the game"
         if why == "deleted"  # nobody comes back to an account that is gone
+        else "until the account is restored (opening the game then takes the seat back)"
+        if why == "suspended"
         else "until they are back (opening the game takes the seat back)"
         if why in INVOLUNTARY
         else 'until they are back (any move of theirs, or "I\'m back", takes the seat back)'
@@ -92,7 +96,9 @@ def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:
         "standin",
         {"seat": seat.index, "why": why},
     )
-    if why not in ("away", "deleted"):  # she said so, or did it, herself: no need to tell her
+    # She said so, or did it, herself: no need to tell her; a suspended account is told
+    # why when it tries to sign in.
+    if why not in ("away", "deleted", "suspended"):
         notifications.standin_played(db, game, seat)
 
 

@@ -14,6 +14,7 @@ const WHY = {
   vote: "the table handed their seat to a stand-in",
   deleted: "they deleted their account",
   gone: "they left the table",
+  suspended: "their account is suspended",
 };
 
 function hhmm(iso) {
