@@ -17,9 +17,9 @@ DEFAULT_SQLITE_PATH = Path("data") / "imperial-glory.sqlite3"
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-def parse_networks(text: str) -> list[Network] | None:
-    """``TRUSTED_PROXIES``: comma-separated addresses and networks (CIDR); ``*`` = any
-    peer (None). A malformed entry is a ValueError naming it."""
+def parse_networks(text: str, setting: str = "TRUSTED_PROXIES") -> list[Network] | None:
+    """``TRUSTED_PROXIES`` (or `setting`, ``METRICS_ALLOW``): comma-separated addresses and
+    networks (CIDR); ``*`` = any peer (None). A malformed entry is a ValueError naming it."""
     entries = [e.strip() for e in text.split(",") if e.strip()]
     if "*" in entries:
         return None
@@ -28,7 +28,7 @@ def parse_networks(text: str) -> list[Network] | None:
         try:
             nets.append(ipaddress.ip_network(entry, strict=False))
         except ValueError as exc:
-            raise ValueError(f"TRUSTED_PROXIES: {entry!r} is not an address or network") from exc
+            raise ValueError(f"{setting}: {entry!r} is not an address or network") from exc
     return nets
 
 
@@ -117,6 +117,11 @@ class Settings(BaseSettings):
     trusted_proxies: str = "127.0.0.1"
     #: HTTP connections (app/web/http_guard.py): an idle keep-alive connection is closed
     #: after this (longer than a proxy's own idle timeout, commonly 60 s) ...
+    #: who may read ``/metrics`` (Prometheus): comma-separated addresses and networks
+    #: (CIDR) as TRUSTED_PROXIES, "*" = anyone, empty = nobody (404). The address is the
+    #: client's as the trusted proxies name it, so a balancer on loopback does not open
+    #: it to the world (docs/deploy.md, "Metrics")
+    metrics_allow: str = "127.0.0.1,::1"
     http_keepalive_s: int = 75
     #: ... a request's head must be whole this long after its first byte (else 408) ...
     http_header_timeout_s: float = 10.0
@@ -141,6 +146,12 @@ class Settings(BaseSettings):
 
     @property
     def mail_sink_active(self) -> bool:
+    @field_validator("metrics_allow")
+    @classmethod
+    def _metrics_allow(cls, value: str) -> str:
+        parse_networks(value, "METRICS_ALLOW")
+        return value
+
         """Mail goes to the development sink (no SMTP server, a sink directory set)."""
         return not self.smtp_host and bool(self.mail_sink)
 

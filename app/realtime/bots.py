@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -35,7 +36,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import engine
-from app.services import gamelog, moves, unit
+from app.services import gamelog, metrics, moves, unit
 from app.services.errors import StaleVersion
 from app.store import lobby
 
@@ -190,7 +191,15 @@ class BotWorker:
 
     def choose(self, game: Any, state: dict[str, Any], seat: Any) -> dict[str, Any]:
         """The bot's choice, thought in the think pool: restarted once if it raises;
-        the prompt's default if it fails again or thinks too long."""
+        the prompt's default if it fails again or thinks too long. The whole think is
+        observed (``metrics.thought``), defaults and retries included."""
+        started = time.perf_counter()
+        try:
+            return self._choose(game, state, seat)
+        finally:
+            metrics.thought(moves.bot_for(seat) or "bot", time.perf_counter() - started)
+
+    def _choose(self, game: Any, state: dict[str, Any], seat: Any) -> dict[str, Any]:
         for attempt in range(THINK_ATTEMPTS):
             future = self._think.submit(moves.bot_action, game, state, seat)
             try:

@@ -40,6 +40,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.services import metrics
 from app.realtime.render import Base, Rendered, held
 
 log = logging.getLogger("app.realtime.hub")
@@ -498,6 +499,7 @@ class Hub:
                 conn.last_seq = _last_seq(seat_load.events.get(conn.last_seq) or [], conn.last_seq)
             if conn.chat_id is not None:
                 self._send_chat(conn, conn.chat_id, load)
+        fresh = False  # a socket got this process's stamped commit with this pass
             conn.chat_id = max(conn.chat_id or 0, load.chat_last)
 
     async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
@@ -516,6 +518,7 @@ class Hub:
             return not members or all(c.version >= frame.version for c in members)
         public = frame.fields.get("public")
         for conn in behind:
+                fresh = fresh or (stamp is not None and conn.version < stamp[0])
             seated = conn.user_id is not None and (
                 conn.user_id in frame.seats or conn.user_id == frame.fields.get("host_id")
             )
@@ -523,6 +526,8 @@ class Hub:
                 return False  # access may have changed: the reload decides
         stamp = self._stamps.get(game_id)
         committed = stamp[1] if stamp is not None and stamp[0] == frame.version else None
+        if fresh and stamp is not None:
+            _observe_push(stamp[1])
         base = self._bases.get(game_id)
         groups: dict[tuple[int | None, int, bool], list[Connection]] = {}
         for conn in behind:
@@ -580,6 +585,7 @@ class Hub:
             ):
                 self.stats["messages"] += 1
 
+        sent = self.stats["messages"]
     def drop_user(self, user_id: int, reason: str) -> int:
         """Close every socket of `user_id` in this process (her account was suspended):
         close code 4401 and `reason`. Loop thread only; returns how many. A socket whose
@@ -590,6 +596,8 @@ class Hub:
         conns = {c for c in self._members_all() if c.user_id == user_id and not c.closed}
         for conn in conns:
             conn.drop(f"4401 {reason}")
+        if committed is not None and self.stats["messages"] != sent:
+            _observe_push(committed)
         return len(conns)
 
     def _members_all(self) -> set[Connection]:
@@ -660,6 +668,14 @@ class Hub:
         if stamp is not None and stamp[0] == version:
             message["committed_at"] = stamp[1]
         return encode(message)
+
+
+def _observe_push(committed_at: float) -> None:
+    """One observation of commit -> socket per push, not per socket: taken on the loop's
+    next turn, once the writer tasks this push woke have handed their messages to their
+    sockets (they were scheduled first)."""
+    with contextlib.suppress(RuntimeError):  # no running loop (a test's direct call)
+        asyncio.get_running_loop().call_soon(metrics.pushed, committed_at)
 
 
 def _want_key(want: Want) -> tuple[int, int]:

@@ -262,12 +262,18 @@ class ServiceSource:
 
     # -- actions ---------------------------------------------------------------------
     def submit(
-        self, game_id: int, user_id: int, message: dict[str, Any], token: str | None = None
+        self,
+        game_id: int,
+        user_id: int,
+        message: dict[str, Any],
+        token: str | None = None,
+        arrived: float | None = None,
     ) -> dict[str, Any]:
         """Apply an action received on a socket; the answer is an ``ack`` or an ``error``.
 
         The session cookie the socket opened with is checked again (as every HTTP request
-        would be): after a log-out, the socket can still watch but no longer act."""
+        would be): after a log-out, the socket can still watch but no longer act.
+        `arrived`: when the frame was read (``time.perf_counter``), for the metrics."""
         try:
             body = ActionBody.model_validate(message)
         except ValidationError as exc:
@@ -286,6 +292,8 @@ class ServiceSource:
                         "type": "error",
                         "status": 401,
                         "code": "not_logged_in",
+                    source="socket",
+                    arrived=arrived,
                         "reason": "Your session has ended: log in again to play.",
                     }
                 # Decided, written, committed and published by the unit of work (a retry

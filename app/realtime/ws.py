@@ -56,7 +56,7 @@ from starlette.concurrency import run_in_threadpool
 from app import realtime
 from app.config import is_trusted, trusted_networks
 from app.realtime.hub import Connection, encode
-from app.services import ratelimit
+from app.services import metrics, ratelimit
 from app.services.inputs import MAX_DB_INT, BadJSON, parse_json
 from app.services.logins import SESSION_COOKIE
 from app.services.publisher import ENDED_REASON
@@ -136,6 +136,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         conn = rt.hub.connection(game_id, access.user_id)
         conn.seat = access.seat
         session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
+    metrics.SOCKETS.inc()
         seated = access.seat is not None and access.user_id is not None
         if seated:  # she is at the table (app/realtime/presence.py)
             await rt.presence.opened(game_id, access.user_id)
@@ -150,6 +151,7 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         _forget(open_by_address, address)
 
 
+        metrics.SOCKETS.dec()
 #: open sockets per user (None: spectators, counted by address only) and per address
 #: (the client's, as the trusted proxies give it), in this process
 open_by_user: Counter[int | None] = Counter()
@@ -363,6 +365,7 @@ class _Session:
             )
             return
         rt = realtime.runtime()
+        arrived = time.perf_counter()  # the move's submit -> commit starts here (metrics)
         if rt is None:
             return
         try:
@@ -399,6 +402,7 @@ class _Session:
                     "reason": "the server failed on this action; nothing was applied",
                 }
             )
+                arrived,
             self.close_code, self.close_reason = 1011, "server error"
             await self._drain()
             raise

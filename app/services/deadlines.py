@@ -53,7 +53,7 @@ def expire(
         work.changed(game, defaults=defaults)
         return game.version
 
-    return unit.change(db, game_id, decide, now, publish)
+    return unit.change(db, game_id, decide, now, publish, source="clock")
 
 
 def run_once(

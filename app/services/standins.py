@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from app.bots.temperament import label as temperament_label
 from app.bots.temperament import temperament_for
-from app.services import clocks, lobby, notifications, ratings
+from app.services import clocks, lobby, metrics, notifications, ratings
 from app.services.rows import GameRow, SeatRow
 from app.store import seats
 from app.store.models import Event, Game, Seat
@@ -73,6 +73,7 @@ def stand_in(db: Session, game: Any, seat: Any, why: str, now: datetime) -> None
     state = clocks.fresh(game)
     state["away"][str(seat.index)] = {"since": now.isoformat(), "why": why}
     state["votes"].pop(f"skip:{seat.index}", None)
+    metrics.standin_started(why)
     game.clocks = state
     announce_standin(db, game, seat, why)
 

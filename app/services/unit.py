@@ -21,6 +21,10 @@ operator's abort, a chat line — a change to a game is one pass through here:
    (``app/services/publisher.py``), or the one the caller hands in (the bot worker's,
    the deadline runner's).
 
+A move's commit is counted here too, by its source, with the time from its arrival to
+its commit (``metrics.moved``: ``move``, ``server_move``, and a ``change`` given a
+source, the clock's): one place, whatever the source.
+
 No other module publishes a change, commits one or moves a game's version
 (tests/test_layering.py holds it): a caller names what changes and nothing else. The
 request still owns its session: the unit commits the session it is given, and the
@@ -29,13 +33,14 @@ request's dependency rolls back whatever a refusal left (app/web/deps.py).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
-from app.services import gamelog, moves, publisher
+from app.services import gamelog, metrics, moves, publisher
 from app.services.moves import ActionResult
 from app.services.rows import GameRow
 from app.store import games
@@ -67,11 +72,18 @@ class Work:
     line); ``commit`` writes, commits and publishes every game it was told of."""
 
     def __init__(
-        self, db: Session, now: datetime | None = None, publish: Publish | None = None
+        self,
+        db: Session,
+        now: datetime | None = None,
+        publish: Publish | None = None,
+        source: str | None = None,
     ) -> None:
         self.db = db
         self.now = now or utcnow()
         self._publish = publish
+        #: a change counted as a move of this source when it commits a new version
+        self._source = source
+        self._started = time.perf_counter()
         self._games: dict[int, Game] = {}
         self._tell: dict[int, Game] = {}
         self._bumped: set[int] = set()
@@ -140,6 +152,8 @@ class Work:
         self.db.flush()
         versions = {game_id: game.version for game_id, game in self._tell.items()}
         self.db.commit()
+        if self._source is not None and self._bumped:
+            metrics.moved(self._source, self._started)
         for game_id, version in versions.items():
             announce(game_id, version, False, self._publish)
         self._tell.clear()
@@ -168,12 +182,14 @@ def change(
     decide: Callable[[Work, Game], T],
     now: datetime | None = None,
     publish: Publish | None = None,
+    source: str | None = None,
 ) -> T:
     """One change to one game: take it locked, let `decide` change it (it calls
     ``work.changed(game)`` for a change the table sees), commit, publish; `decide`'s
     answer is returned. A refusal (a ``ServiceError`` raised by `decide`) commits
-    nothing and publishes nothing."""
-    work = Work(db, now, publish)
+    nothing and publishes nothing. `source` (``metrics.SOURCES``): the change is counted
+    as a move of it when it moves the version (a clock that ran out)."""
+    work = Work(db, now, publish, source)
     game = work.take(game_id)
     value = decide(work, game)
     work.commit()
@@ -191,15 +207,22 @@ def move(
     expected_version: int,
     idempotency_key: str | None,
     now: datetime | None = None,
+    source: str = "route",
+    arrived: float | None = None,
 ) -> ActionResult:
-    """A person's action, from the HTTP API or a socket: decided and written by
-    ``moves.submit_action``, committed, published. A retry (``replayed``) is published
-    too: the first attempt may have committed and lost its answer before it could
-    publish, and a version already pushed costs the hub one look."""
+    """A person's action, from the HTTP API (`source` "route") or a socket ("socket"):
+    decided and written by ``moves.submit_action``, committed, counted (from `arrived`,
+    a ``time.perf_counter`` reading, else from now), published. A retry (``replayed``)
+    is not counted but is published too: the first attempt may have committed and lost
+    its answer before it could publish, and a version already pushed costs the hub one
+    look."""
+    started = time.perf_counter() if arrived is None else arrived
     result = moves.submit_action(
         db, game_id, user_id, action, expected_version, idempotency_key, now
     )
     db.commit()
+    if not result.replayed:
+        metrics.moved(source, started)
     announce(game_id, result.version, result.notified)
     return result
 
@@ -213,8 +236,10 @@ def server_move(
     publish: Publish | None = None,
 ) -> ActionResult:
     """A bot's or a stand-in's action from the bot worker, the same way as a person's."""
+    started = time.perf_counter()
     result = moves.submit_server_move(db, game_id, seat_index, action, expected_version)
     db.commit()
+    metrics.moved("bot", started)
     announce(game_id, result.version, result.notified, publish)
     return result
 

@@ -154,6 +154,12 @@ def autocommit_reads(db: Session) -> Iterator[None]:
         raw.autocommit = False
 
 
+def pool_in_use(engine: Engine) -> int:
+    """Connections checked out of `engine`'s pool now (0 for a pool that does not count)."""
+    checked = getattr(engine.pool, "checkedout", None)
+    return int(checked()) if callable(checked) else 0
+
+
 def ping(engine: Engine) -> None:
     """Raise unless the database answers."""
     with engine.connect() as conn:

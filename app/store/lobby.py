@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from app.store.models import Game, Invite, Seat
@@ -113,3 +113,9 @@ def server_turn_due(db: Session) -> list[int]:
     return list(
         db.scalars(select(Game.id).where(Game.server_turn.is_(True), Game.status == "active"))
     )
+
+
+def count_by_status(db: Session) -> dict[str, int]:
+    """status -> how many games have it (the metrics' live games: ``active``)."""
+    rows = db.execute(select(Game.status, func.count()).group_by(Game.status))
+    return {str(status): int(n) for status, n in rows}

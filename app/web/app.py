@@ -42,6 +42,8 @@ from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
 from app.web import gc_tuning
 from app.web.limits import BodyLimits
+from app.web.metrics import HttpMetrics
+from app.web.metrics import router as metrics_router
 from app.web.routes import api, bench, health, notices, pages, play_api, review
 from app.web.routes import play as play_pages
 from app.web.templating import render
@@ -285,3 +287,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.bench_accounts:  # benchmarks only: absent (404) unless BENCH_ACCOUNTS
         app.include_router(bench.router)
     return app
+    app.add_middleware(HttpMetrics)  # outermost: counts every answer as sent
+    app.include_router(metrics_router)  # /metrics; its lifespan samples the pool

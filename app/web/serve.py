@@ -30,6 +30,7 @@ from app.config import Settings, get_settings
 from app.store.cli import ensure_sqlite_dir
 from app.web import graceful, workers
 from app.web.logs import log_config
+from app.web.metrics_dir import prepare as prepare_metrics_dir
 
 log = logging.getLogger("app.web.serve")
 
@@ -119,6 +120,7 @@ def main(argv: list[str]) -> int:
         parser.error("--reload runs one process: leave out --workers")
 
     ensure_sqlite_dir(settings.database_url)
+    prepare_metrics_dir(args.workers)  # before any worker imports prometheus-client
     raise_open_files()  # inherited by the workers
     if (warning := mail_sink_warning(settings, args.host)) is not None:
         logging.config.dictConfig(log_config(args.log_format, settings.log_level))

@@ -50,6 +50,7 @@ from typing import Any
 import uvicorn
 
 from app.web import graceful
+from app.web.metrics_dir import process_gone
 
 log = logging.getLogger("app.web.workers")
 
@@ -211,6 +212,8 @@ class Router:
                 if not worker.alive() and not self.stopping.is_set():
                     code = worker.proc.returncode if worker.proc is not None else None
                     log.warning("worker %d exited (%s); starting it again", worker.index, code)
+                    if worker.proc is not None:
+                        process_gone(worker.proc.pid)  # its live gauges leave /metrics
                     worker.close_channel()
                     worker.start()
 
@@ -227,6 +230,7 @@ class Router:
             except subprocess.TimeoutExpired:
                 worker.proc.kill()
                 worker.proc.wait(5)
+            process_gone(worker.proc.pid)
             worker.close_channel()
 
 

@@ -9,6 +9,7 @@ trying routes in order, and these are the ones a game in play calls on every mov
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any
 
 import orjson
@@ -65,8 +66,11 @@ def read_view(db: Session, game_id: int, user_id: int | None, code: str | None) 
         db.rollback()
 
 
-def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> moves.ActionResult:
-    """The action, through the unit of work: decided, written, committed, published."""
+def commit_action(
+    db: Session, game_id: int, user_id: int, body: ActionBody, arrived: float | None = None
+) -> moves.ActionResult:
+    """The action, through the unit of work: decided, written, committed, counted (from
+    `arrived`, the handler's start), published."""
     return unit.move(
         db,
         game_id,
@@ -74,6 +78,8 @@ def commit_action(db: Session, game_id: int, user_id: int, body: ActionBody) -> 
         body.action.model_dump(),
         body.expected_version,
         body.idempotency_key,
+        source="route",
+        arrived=arrived,
     )
 
 
@@ -100,8 +106,11 @@ async def view(game_id: GameId, db: DB, user: MaybeUser, code: InviteCode = None
 async def act(
     game_id: GameId, body: ActionBody, db: DB, user: CurrentUser, _: CsrfChecked
 ) -> Response:
+    arrived = time.perf_counter()
     ratelimit.limiter().hit("actions", user.id)
-    result = await blocking.call(blocking.inline(db), commit_action, db, game_id, user.id, body)
+    result = await blocking.call(
+        blocking.inline(db), commit_action, db, game_id, user.id, body, arrived
+    )
     return fast_json(result.to_json())
 
 
