@@ -115,13 +115,13 @@ class Settings(BaseSettings):
     #: CIDR networks, "*" = any peer): the per-address limits key on the address they
     #: vouch for. Behind a load balancer, name it here (README, "Running in production").
     trusted_proxies: str = "127.0.0.1"
-    #: HTTP connections (app/web/http_guard.py): an idle keep-alive connection is closed
-    #: after this (longer than a proxy's own idle timeout, commonly 60 s) ...
     #: who may read ``/metrics`` (Prometheus): comma-separated addresses and networks
     #: (CIDR) as TRUSTED_PROXIES, "*" = anyone, empty = nobody (404). The address is the
     #: client's as the trusted proxies name it, so a balancer on loopback does not open
     #: it to the world (docs/deploy.md, "Metrics")
     metrics_allow: str = "127.0.0.1,::1"
+    #: HTTP connections (app/web/http_guard.py): an idle keep-alive connection is closed
+    #: after this (longer than a proxy's own idle timeout, commonly 60 s) ...
     http_keepalive_s: int = 75
     #: ... a request's head must be whole this long after its first byte (else 408) ...
     http_header_timeout_s: float = 10.0
@@ -144,14 +144,14 @@ class Settings(BaseSettings):
         parse_networks(value)  # a malformed entry stops the start, naming it
         return value
 
-    @property
-    def mail_sink_active(self) -> bool:
     @field_validator("metrics_allow")
     @classmethod
     def _metrics_allow(cls, value: str) -> str:
         parse_networks(value, "METRICS_ALLOW")
         return value
 
+    @property
+    def mail_sink_active(self) -> bool:
         """Mail goes to the development sink (no SMTP server, a sink directory set)."""
         return not self.smtp_host and bool(self.mail_sink)
 

@@ -40,8 +40,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from app.services import metrics
 from app.realtime.render import Base, Rendered, held
+from app.services import metrics
 
 log = logging.getLogger("app.realtime.hub")
 
@@ -475,6 +475,7 @@ class Hub:
         # is): what a socket is sent depends only on its seat (spectators share theirs).
         built: dict[tuple[int | None, int, int], str | None] = {}
         stamp = self._stamps.get(game_id)
+        fresh = False  # a socket got this process's stamped commit with this pass
         for conn in members:
             if conn.closed or conn in joining:
                 continue
@@ -493,14 +494,16 @@ class Hub:
             text = built[key]
             if text is not None and conn.offer(text):
                 self.stats["messages"] += 1
+                fresh = fresh or (stamp is not None and conn.version < stamp[0])
                 conn.version = int(seat_load.payload.get("version", conn.version))
                 conn.rendered = -1  # a reload's fields: the next push is whole
                 conn.seat = seat_load.payload.get("seat")
                 conn.last_seq = _last_seq(seat_load.events.get(conn.last_seq) or [], conn.last_seq)
             if conn.chat_id is not None:
                 self._send_chat(conn, conn.chat_id, load)
-        fresh = False  # a socket got this process's stamped commit with this pass
             conn.chat_id = max(conn.chat_id or 0, load.chat_last)
+        if fresh and stamp is not None:
+            _observe_push(stamp[1])
 
     async def _from_memory(self, game_id: int, members: set[Connection]) -> bool:
         """Push this process's own newest change from memory; False if it cannot (then
@@ -518,7 +521,6 @@ class Hub:
             return not members or all(c.version >= frame.version for c in members)
         public = frame.fields.get("public")
         for conn in behind:
-                fresh = fresh or (stamp is not None and conn.version < stamp[0])
             seated = conn.user_id is not None and (
                 conn.user_id in frame.seats or conn.user_id == frame.fields.get("host_id")
             )
@@ -526,8 +528,6 @@ class Hub:
                 return False  # access may have changed: the reload decides
         stamp = self._stamps.get(game_id)
         committed = stamp[1] if stamp is not None and stamp[0] == frame.version else None
-        if fresh and stamp is not None:
-            _observe_push(stamp[1])
         base = self._bases.get(game_id)
         groups: dict[tuple[int | None, int, bool], list[Connection]] = {}
         for conn in behind:
@@ -561,6 +561,7 @@ class Hub:
             return False
         texts, self._bases[game_id] = done
         self.stats["memory"] += 1
+        sent = self.stats["messages"]
         for key, conns in groups.items():
             text, last = texts[key]
             for conn in conns:
@@ -571,6 +572,8 @@ class Hub:
                     conn.version = conn.rendered = frame.version
                     conn.seat = key[0]
                     conn.last_seq = last
+        if committed is not None and self.stats["messages"] != sent:
+            _observe_push(committed)
         return True
 
     def _send_chat(self, conn: Connection, after: int, load: GameLoad) -> None:
@@ -585,7 +588,6 @@ class Hub:
             ):
                 self.stats["messages"] += 1
 
-        sent = self.stats["messages"]
     def drop_user(self, user_id: int, reason: str) -> int:
         """Close every socket of `user_id` in this process (her account was suspended):
         close code 4401 and `reason`. Loop thread only; returns how many. A socket whose
@@ -596,8 +598,6 @@ class Hub:
         conns = {c for c in self._members_all() if c.user_id == user_id and not c.closed}
         for conn in conns:
             conn.drop(f"4401 {reason}")
-        if committed is not None and self.stats["messages"] != sent:
-            _observe_push(committed)
         return len(conns)
 
     def _members_all(self) -> set[Connection]:

@@ -292,8 +292,6 @@ class ServiceSource:
                         "type": "error",
                         "status": 401,
                         "code": "not_logged_in",
-                    source="socket",
-                    arrived=arrived,
                         "reason": "Your session has ended: log in again to play.",
                     }
                 # Decided, written, committed and published by the unit of work (a retry
@@ -305,6 +303,8 @@ class ServiceSource:
                     body.action.model_dump(),
                     body.expected_version,
                     body.idempotency_key,
+                    source="socket",
+                    arrived=arrived,
                 )
         except ServiceError as exc:
             error: dict[str, Any] = {

@@ -132,11 +132,11 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         return
     open_by_user[access.user_id] += 1
     open_by_address[address] += 1
+    metrics.SOCKETS.inc()
     try:
         conn = rt.hub.connection(game_id, access.user_id)
         conn.seat = access.seat
         session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
-    metrics.SOCKETS.inc()
         seated = access.seat is not None and access.user_id is not None
         if seated:  # she is at the table (app/realtime/presence.py)
             await rt.presence.opened(game_id, access.user_id)
@@ -147,11 +147,11 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
             if seated:
                 await rt.presence.closed(game_id, access.user_id)
     finally:
+        metrics.SOCKETS.dec()
         _forget(open_by_user, access.user_id)
         _forget(open_by_address, address)
 
 
-        metrics.SOCKETS.dec()
 #: open sockets per user (None: spectators, counted by address only) and per address
 #: (the client's, as the trusted proxies give it), in this process
 open_by_user: Counter[int | None] = Counter()
@@ -358,6 +358,7 @@ class _Session:
             )
 
     async def _action(self, message: dict[str, Any]) -> None:
+        arrived = time.perf_counter()  # the move's submit -> commit starts here (metrics)
         req_id = _req_id(message)
         if self.conn.user_id is None:
             self._send(
@@ -365,7 +366,6 @@ class _Session:
             )
             return
         rt = realtime.runtime()
-        arrived = time.perf_counter()  # the move's submit -> commit starts here (metrics)
         if rt is None:
             return
         try:
@@ -389,6 +389,7 @@ class _Session:
                 self.conn.user_id,
                 message,
                 self.token,
+                arrived,
                 limiter=_submit_limiter(),
             )
         except Exception:
@@ -402,7 +403,6 @@ class _Session:
                     "reason": "the server failed on this action; nothing was applied",
                 }
             )
-                arrived,
             self.close_code, self.close_reason = 1011, "server error"
             await self._drain()
             raise

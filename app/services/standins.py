@@ -73,9 +73,9 @@ def stand_in(db: Session, game: Any, seat: Any, why: str, now: datetime) -> None
     state = clocks.fresh(game)
     state["away"][str(seat.index)] = {"since": now.isoformat(), "why": why}
     state["votes"].pop(f"skip:{seat.index}", None)
-    metrics.standin_started(why)
     game.clocks = state
     announce_standin(db, game, seat, why)
+    metrics.standin_started(why)
 
 
 def announce_standin(db: Session, game: Any, seat: Any, why: str) -> None:

@@ -275,6 +275,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(HttpMetrics)  # outermost: counts every answer as sent
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(health.router)
     app.include_router(play_api.router)  # first: the routes of every move
@@ -284,8 +285,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(notices.router)  # a table's hook, test notices, /dev/mail
     app.include_router(play_pages.router)  # the game page and /rules
     app.include_router(realtime_router)  # /ws/games/{id}; its lifespan runs the realtime hub
+    app.include_router(metrics_router)  # /metrics; its lifespan samples the pool
     if settings.bench_accounts:  # benchmarks only: absent (404) unless BENCH_ACCOUNTS
         app.include_router(bench.router)
     return app
-    app.add_middleware(HttpMetrics)  # outermost: counts every answer as sent
-    app.include_router(metrics_router)  # /metrics; its lifespan samples the pool
