@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("app.bots.simulate", "play bot games and print statistics"),
     "balance": ("app.balance.cli", "seat-rotated bot games and the report docs/balance.md"),
     "tournament": ("app.bots.tournament", "bot levels against each other, seat-swapped"),
-    "admin": ("app.services.admin_cli", "operate games: list | inspect | replay | abort"),
+    "admin": ("app.services.admin_cli", "operate: games, moderation (admin --help)"),
     "verify": ("app.services.verify_cli", "replay an exported game record and check its hash"),
 }
 

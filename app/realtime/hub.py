@@ -34,7 +34,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,9 +48,6 @@ log = logging.getLogger("app.realtime.hub")
 SYNC_LIMIT = 500
 # A "state" message carries at most this many of the latest events (for the log pane).
 STATE_TAIL = 200
-# A person whose sockets were closed (``drop_user``) is remembered this long (seconds),
-# so that a hello being answered as it happened is closed too.
-ENDED_FOR_S = 60.0
 
 
 class SocketLike(Protocol):
@@ -252,8 +248,8 @@ class Hub:
         self._remote: dict[int, int] = {}
         # game -> the prints of the last version pushed from memory (render.Base)
         self._bases: dict[int, Any] = {}
-        # user -> when her sockets were closed (``drop_user``: her account was suspended)
-        self._ended: dict[int, float] = {}
+        # game -> the sockets whose hello its worker is answering now (``drop_user``)
+        self._answering: dict[int, set[Connection]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ig-realtime")
         self.stats = {"reloads": 0, "memory": 0, "messages": 0, "dropped": 0}
@@ -385,6 +381,7 @@ class Hub:
                 }
                 if not members and not joining:
                     break
+                self._answering[game_id] = set(joining)  # drop_user finds them here
                 try:
                     await self._pass(game_id, members, joining)
                 except Exception:  # a failed reload must not kill the worker
@@ -393,6 +390,8 @@ class Hub:
                         self._joining.setdefault(game_id, {})[conn] = hello
                     await asyncio.sleep(0.5)
                     dirty.set()
+                finally:
+                    self._answering.pop(game_id, None)
                 if not self._members.get(game_id) and not self._joining.get(game_id):
                     break
         finally:
@@ -460,9 +459,6 @@ class Hub:
             if seat_load is None or seat_load.error:
                 code, reason = seat_load.error if seat_load and seat_load.error else (4404, "gone")
                 conn.drop(f"{code} {reason}")
-                continue
-            if conn.user_id in self._ended:  # ended while this hello was answered
-                conn.drop("4401 account suspended")
                 continue
             self._answer_hello(conn, since, seat_load, load.chat_last)
             if chat is not None:
@@ -591,10 +587,7 @@ class Hub:
     def drop_user(self, user_id: int, reason: str) -> int:
         """Close every socket of `user_id` in this process (her account was suspended):
         close code 4401 and `reason`. Loop thread only; returns how many. A socket whose
-        first hello is being answered right now is closed as that answer is made."""
-        now = time.monotonic()
-        self._ended = {u: t for u, t in self._ended.items() if now - t < ENDED_FOR_S}
-        self._ended[user_id] = now
+        first hello is being answered right now is closed too (it is not answered)."""
         conns = {c for c in self._members_all() if c.user_id == user_id and not c.closed}
         for conn in conns:
             conn.drop(f"4401 {reason}")
@@ -603,6 +596,7 @@ class Hub:
     def _members_all(self) -> set[Connection]:
         out = {c for conns in self._members.values() for c in conns}
         out.update(c for joining in self._joining.values() for c in joining)
+        out.update(c for answering in self._answering.values() for c in answering)
         return out
 
     def _answer_hello(

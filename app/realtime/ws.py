@@ -416,7 +416,8 @@ class _Session:
                 self.close_code, self.close_reason = 4408, "heartbeat missed"
                 return
             if await self._suspended():
-                self.close_code, self.close_reason = 4401, ENDED_REASON
+                # as the hub's drop says it (``Hub.drop_user``)
+                self.close_code, self.close_reason = 4401, f"4401 {ENDED_REASON}"
                 return
             self._send({"type": "ping"})
 

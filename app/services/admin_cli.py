@@ -1,4 +1,6 @@
-"""`imperial-glory admin list | inspect ID | replay ID | abort ID | export ID`.
+"""`imperial-glory admin list | inspect ID | replay ID | abort ID | export ID`, and
+moderation's `grant | revoke | reports | dismiss | suspend | unsuspend | log`
+(app/services/moderation_cli.py).
 
 Operates on DATABASE_URL (or --url). `replay` rebuilds a game from its seed and
 action log and checks it against the stored state (exit 1 on a mismatch).
@@ -14,7 +16,7 @@ from typing import Any
 from app import engine
 from app.config import Settings
 from app.engine.errors import EngineError
-from app.services import gamelog, lobby, records, unit
+from app.services import gamelog, lobby, moderation_cli, records, unit
 from app.services.errors import ServiceError
 from app.store import lobby as games
 from app.store import log
@@ -135,6 +137,7 @@ def main(argv: list[str]) -> int:
     p = sub.add_parser("export", help="print the game record (JSON) for `imperial-glory verify`")
     p.add_argument("game_id", type=int)
     p.set_defaults(run=_export)
+    moderation_cli.add_commands(sub)
     args = parser.parse_args(argv)
     engine = make_engine(args.url or Settings().database_url)
     try:

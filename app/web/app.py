@@ -44,7 +44,7 @@ from app.web import gc_tuning
 from app.web.limits import BodyLimits
 from app.web.metrics import HttpMetrics
 from app.web.metrics import router as metrics_router
-from app.web.routes import api, bench, health, notices, pages, play_api, review
+from app.web.routes import api, bench, health, moderation, notices, pages, play_api, review
 from app.web.routes import play as play_pages
 from app.web.templating import render
 
@@ -282,6 +282,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(review.router)  # a game's result explained, the catch-up
     app.include_router(pages.router)
+    app.include_router(moderation.api)  # block, mute, report; the admins' queue
+    app.include_router(moderation.pages)  # the same in forms, and /admin
     app.include_router(notices.router)  # a table's hook, test notices, /dev/mail
     app.include_router(play_pages.router)  # the game page and /rules
     app.include_router(realtime_router)  # /ws/games/{id}; its lifespan runs the realtime hub

@@ -192,3 +192,31 @@ class VoteBody(BaseModel):
     kind: Literal["pause", "resume", "skip"]
     seat: int | None = Field(default=None, ge=0, le=63, description="the seat to hand over")
     yes: bool = Field(default=True, description="false withdraws your vote")
+
+
+# --------------------------------------------------------------------------- moderation
+
+
+class BlockBody(BaseModel):
+    username: str = Field(min_length=1, max_length=64, examples=["livia"])
+
+
+class ReportBody(BaseModel):
+    """A report of a chat line (`message_id`) or of a player (`username`): the reason is
+    one of ``GET /api/reports/reasons``; `text` is your own words (at most 500
+    characters; needed with ``other``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=16, examples=["abuse"])
+    text: str = Field(default="", max_length=2000)
+    username: str | None = Field(default=None, max_length=64)
+    message_id: int | None = Field(default=None, ge=1, le=MAX_DB_INT)
+
+
+class SuspendBody(BaseModel):
+    reason: str = Field(min_length=1, max_length=2000, examples=["insults at the table"])
+
+
+class NoteBody(BaseModel):
+    note: str = Field(default="", max_length=2000)

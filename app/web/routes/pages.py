@@ -19,6 +19,7 @@ from app.services import (
     absence,
     accounts,
     lobby,
+    moderation,
     ratelimit,
     ratings,
     starting,
@@ -115,7 +116,13 @@ def player_page(request: Request, username: str, db: DB, login: Login) -> Respon
         return render(
             request, "error.html", {"message": f"There is no player {username!r}."}, login, 404
         )
-    ctx = {"profile": found, "provisional_games": ratings.PROVISIONAL_GAMES}
+    ctx = {
+        "profile": found,
+        "provisional_games": ratings.PROVISIONAL_GAMES,
+        # block and report (app/services/moderation.py)
+        "i_block": login is not None and found.user.id in moderation.blocked_ids(db, login.user_id),
+        "reasons": moderation.REASONS,
+    }
     return render(request, "profile.html", ctx, login)
 
 
@@ -225,10 +232,11 @@ def logout_form(request: Request, db: DB, login: Login, csrf_token: CsrfField = 
 
 
 @router.get("/account", response_class=HTMLResponse)
-def account_page(request: Request, login: Login) -> Response:
+def account_page(request: Request, db: DB, login: Login) -> Response:
     if login is None:
         return redirect("/login?next=/account", "Log in first.")
-    return render(request, "account.html", {"zones": timezones.zones()}, login)
+    ctx = {"zones": timezones.zones(), "blocks": moderation.blocks_of(db, login.user)}
+    return render(request, "account.html", ctx, login)
 
 
 @router.post("/account")

@@ -1,5 +1,5 @@
 // The JSON API of one game (app/web: /api/games/{id}/view, /actions, /explain, /undo,
-// /reclaim, /rematch, /chat).
+// /reclaim, /rematch, /chat), and moderation's (block, mute, report).
 
 function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]');
@@ -132,5 +132,39 @@ export class GameApi {
         "X-CSRF-Token": csrfToken() },
       body: JSON.stringify({ text }),
     }));
+  }
+
+  // Moderation (app/web/routes/moderation.py): whether I muted this table's chat, mute
+  // or unmute it; block or unblock a player; the reasons a report gives; a report.
+  async muted() {
+    return (await this.send("GET", `${this.base}/chat/mute`))?.muted === true;
+  }
+
+  async mute(on) {
+    return (await this.send(on ? "PUT" : "DELETE", `${this.base}/chat/mute`))?.muted === true;
+  }
+
+  async block(username) {
+    return this.send("POST", "/api/me/blocks", { username });
+  }
+
+  async unblock(username) {
+    return this.send("DELETE", `/api/me/blocks/${encodeURIComponent(username)}`);
+  }
+
+  async reportReasons() {
+    return this.send("GET", "/api/reports/reasons");
+  }
+
+  async report(body) {
+    return this.send("POST", "/api/reports", body);
+  }
+
+  async send(method, url, body) {
+    const headers = { Accept: "application/json" };
+    if (method !== "GET") headers["X-CSRF-Token"] = csrfToken();
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    return parse(await fetch(url, { method, credentials: "same-origin", headers,
+      body: body === undefined ? undefined : JSON.stringify(body) }));
   }
 }

@@ -156,6 +156,12 @@ export class Chronicle {
   }
 }
 
+/**
+ * The table talk. A signed-in reader may mute it for herself (the server then sends her
+ * no line of this table: app/services/moderation.py; the page says so and shows none),
+ * block a player from a line of theirs (none of their lines reaches her again, at any
+ * table: the server filters them) or report a line to the moderators with a reason.
+ */
 export class Chat {
   constructor(root, api, names) {
     this.root = root;
@@ -163,16 +169,26 @@ export class Chat {
     this.names = names;
     this.lastId = 0;
     this.available = true;
+    this.me = Number(document.querySelector('meta[name="user-id"]')?.content) || null;
+    this.muted = false;
+    this.blocked = new Set(); // the user ids blocked from this page
+    this.reasons = null; // the report reasons, read once
     this.list = el("ol", { class: "chat-list", "aria-live": "polite", "aria-label": "Messages" });
     this.input = el("input", { type: "text", name: "chat", maxlength: "500", autocomplete: "off",
       "aria-label": "Message to the table", placeholder: "Say something to the table" });
     this.form = el("form", { class: "chat-form", onsubmit: (e) => { e.preventDefault(); this.say(); } },
       this.input, el("button", { type: "submit", class: "btn small" }, "Send"));
-    fill(this.root, this.list, this.form);
+    this.muteButton = el("button", { type: "button", class: "btn small chat-mute", "aria-pressed": "false",
+      onclick: () => this.toggleMute() }, "Mute table talk");
+    this.mutedNote = el("p", { class: "hint chat-muted", hidden: true },
+      "Table talk is muted for you: new lines are not shown. Unmute to read what was said.");
+    const tools = this.me ? el("div", { class: "chat-tools" }, this.muteButton) : null;
+    fill(this.root, tools, this.mutedNote, this.list, this.form);
+    if (this.me) this.api.muted().then((on) => this.setMuted(on)).catch(() => {});
   }
 
   async refresh() {
-    if (!this.available) return;
+    if (!this.available || this.muted) return;
     try {
       const data = await this.api.chat(this.lastId);
       this.add(Array.isArray(data) ? data : data?.messages || []);
@@ -185,14 +201,106 @@ export class Chat {
   }
 
   add(messages) {
+    if (this.muted) return; // shown once she unmutes (read from the server then)
     for (const m of messages) {
       const id = Number(m.id ?? 0);
       if (id && id <= this.lastId) continue;
       if (id) this.lastId = id;
+      if (this.blocked.has(Number(m.user_id))) continue;
       const who = m.username || m.user || m.author || (m.seat !== undefined ? this.names(m.seat) : "someone");
-      this.list.appendChild(el("li", {}, el("strong", {}, `${who}: `), String(m.text ?? m.body ?? "")));
+      const li = el("li", { "data-id": id || null, "data-user-id": m.user_id ?? null },
+        el("strong", {}, `${who}: `), String(m.text ?? m.body ?? ""));
+      if (this.me && id && m.user_id && Number(m.user_id) !== this.me && m.username) {
+        li.appendChild(el("span", { class: "chat-line-tools" },
+          el("button", { type: "button", class: "link chat-block", title: `Hide all of ${m.username}'s chat from you`,
+            onclick: () => this.block(Number(m.user_id), m.username) }, "block"),
+          el("button", { type: "button", class: "link chat-report", title: "Report this line to the moderators",
+            onclick: () => this.openReport(li, id) }, "report")));
+      }
+      this.list.appendChild(li);
     }
     this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  setMuted(on) {
+    this.muted = Boolean(on);
+    this.list.hidden = this.muted;
+    this.mutedNote.hidden = !this.muted;
+    this.muteButton.textContent = this.muted ? "Unmute table talk" : "Mute table talk";
+    this.muteButton.setAttribute("aria-pressed", String(this.muted));
+    this.root.classList.toggle("is-muted", this.muted);
+  }
+
+  async toggleMute() {
+    try {
+      this.setMuted(await this.api.mute(!this.muted));
+      if (!this.muted) await this.refresh();
+    } catch (err) {
+      this.notice(`Not changed: ${err.message}`, "error");
+    }
+  }
+
+  async block(userId, username) {
+    try {
+      await this.api.block(username);
+    } catch (err) {
+      this.notice(`Not blocked: ${err.message}`, "error");
+      return;
+    }
+    this.blocked.add(userId);
+    for (const li of this.list.querySelectorAll(`li[data-user-id="${userId}"]`)) li.remove();
+    const notice = this.notice(`You block ${username}: their lines are hidden from you, here and at every table. `);
+    notice.dataset.blocked = username;
+    notice.appendChild(el("button", { type: "button", class: "link chat-unblock",
+      onclick: () => this.unblock(userId, username) }, "Undo"));
+  }
+
+  async unblock(userId, username) {
+    try {
+      await this.api.unblock(username);
+    } catch (err) {
+      this.notice(`Not unblocked: ${err.message}`, "error");
+      return;
+    }
+    this.blocked.delete(userId);
+    this.list.replaceChildren(); // their lines come back: read the talk again
+    this.lastId = 0;
+    await this.refresh();
+  }
+
+  async openReport(li, messageId) {
+    if (li.querySelector("form")) return;
+    try {
+      this.reasons = this.reasons || await this.api.reportReasons();
+    } catch (err) {
+      this.notice(`Reports are not available: ${err.message}`, "error");
+      return;
+    }
+    const select = el("select", { name: "reason", "aria-label": "Why you report this line" },
+      ...this.reasons.reasons.map((r) => el("option", { value: r.id }, r.label)));
+    const text = el("input", { type: "text", name: "text", maxlength: String(this.reasons.max_text || 500),
+      placeholder: "What happened (optional)", "aria-label": "What happened" });
+    const status = el("span", { class: "hint", role: "status" });
+    const form = el("form", { class: "chat-report-form", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        const done = await this.api.report({ message_id: messageId, reason: select.value, text: text.value });
+        fill(form, el("span", { class: "hint chat-reported" }, done?.detail || "Reported."));
+      } catch (err) {
+        status.textContent = err.message;
+        status.className = "error";
+      }
+    } }, select, text, el("button", { type: "submit", class: "btn small" }, "Send report"),
+    el("button", { type: "button", class: "btn small", onclick: () => form.remove() }, "Cancel"), status);
+    li.appendChild(form);
+    select.focus();
+  }
+
+  notice(text, kind = "notice") {
+    const li = el("li", { class: `chat-${kind}` }, text);
+    this.list.appendChild(li);
+    this.list.scrollTop = this.list.scrollHeight;
+    return li;
   }
 
   async say() {
