@@ -1,6 +1,7 @@
 """`imperial-glory admin list | inspect ID | replay ID | abort ID | export ID`, and
 moderation's `grant | revoke | reports | dismiss | suspend | unsuspend | log`
-(app/services/moderation_cli.py).
+(app/services/moderation_cli.py), and `backup PATH | restore PATH`
+(app/services/backup_cli.py).
 
 Operates on DATABASE_URL (or --url). `replay` rebuilds a game from its seed and
 action log and checks it against the stored state (exit 1 on a mismatch).
@@ -16,7 +17,7 @@ from typing import Any
 from app import engine
 from app.config import Settings
 from app.engine.errors import EngineError
-from app.services import gamelog, lobby, moderation_cli, records, unit
+from app.services import backup_cli, gamelog, lobby, moderation_cli, records, unit
 from app.services.errors import ServiceError
 from app.store import lobby as games
 from app.store import log
@@ -138,6 +139,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("game_id", type=int)
     p.set_defaults(run=_export)
     moderation_cli.add_commands(sub)
+    backup_cli.add_commands(sub)
     args = parser.parse_args(argv)
     engine = make_engine(args.url or Settings().database_url)
     try:

@@ -119,3 +119,8 @@ def count_by_status(db: Session) -> dict[str, int]:
     """status -> how many games have it (the metrics' live games: ``active``)."""
     rows = db.execute(select(Game.status, func.count()).group_by(Game.status))
     return {str(status): int(n) for status, n in rows}
+
+
+def started_ids(db: Session) -> list[int]:
+    """Every game that was started (it has a seed and a log), oldest first."""
+    return list(db.scalars(select(Game.id).where(Game.started_at.is_not(None)).order_by(Game.id)))
