@@ -213,6 +213,7 @@ def test_reports_their_refusals_and_the_rate_limit(
     assert [r["id"] for r in reasons["reasons"]][0] == "abuse" and reasons["max_text"] == 500
 
 
+@pytest.mark.slow  # the command line, run four times
 def test_admins_suspend_and_lift_and_every_refusal(
     server: LiveServer,
     new_player: Callable[..., Player],
@@ -308,6 +309,7 @@ def test_admins_suspend_and_lift_and_every_refusal(
     assert "the command line suspend" in reports.stdout
 
 
+@pytest.mark.slow  # two servers and the command line
 @pytest.mark.postgres
 def test_a_suspension_closes_sockets_in_every_process(
     start_server: Callable[..., LiveServer],
