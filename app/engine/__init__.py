@@ -27,7 +27,7 @@ from app.engine.grand_offers import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
 from app.engine.seat_view import SeatView, seat_view
-from app.engine.view import explain, private_view, view
+from app.engine.view import explain, private_inputs, private_view, view
 
 GameState = dict[str, Any]
 Action = dict[str, Any]
@@ -111,6 +111,7 @@ __all__ = [
     "offer_fits",
     "outcome",
     "pending",
+    "private_inputs",
     "private_view",
     "replay",
     "score",

@@ -356,6 +356,26 @@ def private_view(state: State, seat: int) -> dict[str, Any]:
         return _me(state, seat)
 
 
+def private_inputs(state: State) -> tuple[tuple[Any, ...], list[dict[str, Any]]]:
+    """What the seats' private views (``private_view``) are made from, besides the
+    content: (what every seat's is made from, each seat's own). Its own is its player
+    record (its deck, holdings, counters, and the lasting effects its notables and
+    innovations give); every seat's, the pending offer and the grand diplomacy's record,
+    the parley, the agreements and the powers' names (an offer's text names its
+    parties). Two positions whose inputs for a seat encode the same give it the same
+    private view, so a push need not build it again for a seat a move did not touch
+    (app/realtime/render.py; tests/realtime/test_private_inputs.py holds it over whole
+    games of every scenario)."""
+    players = state["players"]
+    shared = (
+        grand.gr(state),
+        state["parley"],
+        state["relations"].get("agreements"),
+        [p["name"] for p in players],
+    )
+    return shared, list(players)
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     _check_seat(state, seat)
     with memo.SCOPE:

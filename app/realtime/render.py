@@ -42,6 +42,9 @@ class SeatPrint:
     me: patch.Print  # the print of its private view (``view.me``), or None (a spectator)
     legal: int
     undo: int
+    #: the hash of what its private view was made from (``engine.private_inputs``), or
+    #: None (a spectator, or not known: a hello's answer)
+    inputs: int | None = None
 
 
 @dataclass
@@ -139,11 +142,15 @@ class _Seat:
     """One seat's own parts of this version."""
 
     seat: bytes
-    me: Any  # its private view (``view.me``), or None (a spectator)
-    me_encoded: bytes
+    #: the hash of what its private view is made from (None: a spectator, or no state)
+    inputs: int | None
     legal: bytes
     undo: bytes
     actions: list[Any]  # its legal actions (packed for a patch only when they changed)
+    #: its private view and its encoding, once built (only when a message or a print
+    #: needs them: a seat whose inputs did not change keeps its base's print)
+    me: Any = None
+    me_encoded: bytes | None = None
     #: its prints against the base they were made from (None: made without one)
     printed: dict[int | None, tuple[list[bytes] | None, patch.Print]] = field(default_factory=dict)
 
@@ -178,6 +185,10 @@ class Rendered:
     #: the base the last patch was made against: the next version's prints are made
     #: from it (a part unchanged since keeps its print object)
     _guide: Base | None = None
+    #: what the seats' private views are made from (``engine.private_inputs``): the
+    #: hash of every seat's part, and each seat's own (made on first need)
+    _every: int | None = None
+    _own: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         frame = self.frame
@@ -216,23 +227,42 @@ class Rendered:
 
         frame = self.frame
         state = frame.state
-        me: Any = None
+        inputs: int | None = None
         legal: list[Any] = []
         if seat is not None and state is not None:
-            me = private_part(state, seat)
+            inputs = hash((self._shared_inputs(), hash(dumps(self._records()[seat]))))
             mine = next((s for s in frame.fields.get("seats", []) if s["index"] == seat), None)
             if frame.fields.get("status") == "active" and mine and not mine.get("standin"):
                 legal = engine.legal_actions(state, seat)
         undo = b"true" if seat is not None and seat == frame.undo_seat else b"false"
-        made = self._seats[seat] = _Seat(dumps(seat), me, dumps(me), dumps(legal), undo, legal)
+        made = self._seats[seat] = _Seat(dumps(seat), inputs, dumps(legal), undo, legal)
         return made
+
+    def _shared_inputs(self) -> int:
+        """The hash of what every seat's private view is made from (once per version)."""
+        if self._every is None:
+            shared, self._own = engine.private_inputs(self.frame.state)
+            self._every = hash(dumps(shared))
+        return self._every
+
+    def _records(self) -> list[Any]:
+        self._shared_inputs()
+        return self._own
+
+    def _private(self, seat: int | None, mine: _Seat) -> bytes:
+        """The seat's private view, encoded (built on first need)."""
+        if mine.me_encoded is None:
+            if seat is not None and self.frame.state is not None:
+                mine.me = private_part(self.frame.state, seat)
+            mine.me_encoded = dumps(mine.me)
+        return mine.me_encoded
 
     def _view(self, seat: int | None) -> bytes:
         """The seat's whole view: the public one with its own part spliced in."""
         mine = self._seat(seat)
-        if mine.me is None or self._public is None:
+        if mine.inputs is None or self._public is None:
             return self.public_view
-        return self.public_view[:-1] + b',"me":' + mine.me_encoded + b"}"
+        return self.public_view[:-1] + b',"me":' + self._private(seat, mine) + b"}"
 
     def _whole(self, seat: int | None) -> bytes:
         """The fields of a whole update, without braces."""
@@ -286,30 +316,36 @@ class Rendered:
         return got
 
     def _me(
-        self, mine: _Seat, was: patch.Print, version: int | None
+        self, seat: int | None, mine: _Seat, was: SeatPrint | None, version: int | None
     ) -> tuple[list[bytes] | None, patch.Print]:
-        """The ops of a seat's private view from the print `was` (of the base of
-        `version`), and its print; once per seat and base."""
+        """The ops of a seat's private view from its print in `was` (of the base of
+        `version`), and its print; once per seat and base. Inputs unchanged since the
+        base: no ops, and the base's print, without building the view."""
         got = mine.printed.get(version)
         if got is None:
-            if mine.me is None:
+            if mine.inputs is None:
                 got = ([], None)
-            elif version is None:
-                got = (None, me_print(mine.me, mine.me_encoded))
-            elif type(mine.me) is dict and mine.me:
-                got = patch.ops(
-                    [b'"view"', b'"me"'],
-                    was if type(was) is patch.Split else None,
-                    mine.me,
-                    mine.me_encoded,
-                    depth=patch.DEPTH - 1,
-                )
-                if got[0] is None:  # its keys changed: the whole of it
-                    got = ([b'[["view","me"],' + mine.me_encoded + b"]"], got[1])
+            elif was is not None and was.inputs == mine.inputs:
+                got = ([], was.me)
             else:
-                now = hash(mine.me_encoded)
-                ops = [] if was == now else [b'[["view","me"],' + mine.me_encoded + b"]"]
-                got = (ops, now)
+                encoded = self._private(seat, mine)
+                me = mine.me
+                if was is None or version is None:
+                    got = (None, me_print(me, encoded))
+                elif type(me) is dict and me:
+                    got = patch.ops(
+                        [b'"view"', b'"me"'],
+                        was.me if type(was.me) is patch.Split else None,
+                        me,
+                        encoded,
+                        depth=patch.DEPTH - 1,
+                    )
+                    if got[0] is None:  # its keys changed: the whole of it
+                        got = ([b'[["view","me"],' + encoded + b"]"], got[1])
+                else:
+                    now = hash(encoded)
+                    ops = [] if was.me == now else [b'[["view","me"],' + encoded + b"]"]
+                    got = (ops, now)
             mine.printed[version] = got
         return got
 
@@ -328,8 +364,8 @@ class Rendered:
             out.append(b'[["view"],' + self._view(seat) + b"]")
         else:
             out += public
-            if mine.me is not None:
-                me_ops, _print = self._me(mine, was.me, base.version)
+            if mine.inputs is not None:
+                me_ops, _print = self._me(seat, mine, was, base.version)
                 out += me_ops or []
         if was.legal != hash(mine.legal):
             out.append(self._legal_op(mine))
@@ -359,10 +395,12 @@ class Rendered:
             mine = self._seat(seat)
             was = guide.seats.get(seat) if guide is not None else None
             if guide is None or was is None:
-                _ops, mine_print = self._me(mine, None, None)
+                _ops, mine_print = self._me(seat, mine, None, None)
             else:
-                _ops, mine_print = self._me(mine, was.me, guide.version)
-            prints[seat] = SeatPrint(hash(mine.seat), mine_print, hash(mine.legal), hash(mine.undo))
+                _ops, mine_print = self._me(seat, mine, was, guide.version)
+            prints[seat] = SeatPrint(
+                hash(mine.seat), mine_print, hash(mine.legal), hash(mine.undo), mine.inputs
+            )
         return Base(self.frame.version, common_print, public_print, prints)
 
     def text(self, seat: int | None, since: int, base: Base | None = None) -> tuple[str, int]:
