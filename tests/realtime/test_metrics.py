@@ -5,11 +5,13 @@ what was done and what the database recorded; refusals by address; the counts of
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -272,3 +274,33 @@ def test_a_time_out_is_counted_once_as_the_clocks(factory: Callable[[], Session]
     assert _count("clock") == before + 1
     with factory() as db:
         assert any(s.standin for s in db.get(Game, game_id).seats)  # type: ignore[union-attr]
+
+
+# --------------------------------------------------------------------------- the directory
+
+
+def test_serve_empties_the_metrics_directory_and_a_dead_worker_leaves_the_gauges(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.web import metrics_dir
+
+    monkeypatch.delenv(metrics_dir.MULTIPROC_ENV, raising=False)
+    assert metrics_dir.prepare(1) is None  # one process: its metrics stay in its memory
+    given = tmp_path / "prom"
+    given.mkdir()
+    (given / "counter_4242.db").write_bytes(b"stale")  # a run before this one's
+    (given / "notes.txt").write_text("kept")
+    monkeypatch.setenv(metrics_dir.MULTIPROC_ENV, str(given))
+    assert metrics_dir.prepare(1) == str(given)
+    assert sorted(p.name for p in given.iterdir()) == ["notes.txt"]
+
+    # A worker's files: its live gauges go when it is marked dead, its counters stay.
+    for name in ("gauge_livesum_77.db", "gauge_liveall_77.db", "counter_77.db"):
+        (given / name).write_bytes(b"")
+    metrics_dir.process_gone(77)
+    assert sorted(p.name for p in given.iterdir()) == ["counter_77.db", "notes.txt"]
+
+    monkeypatch.delenv(metrics_dir.MULTIPROC_ENV)
+    made = metrics_dir.prepare(2)  # several workers and none named: a temporary one
+    assert made is not None and Path(made).is_dir()
+    assert os.environ[metrics_dir.MULTIPROC_ENV] == made
