@@ -1,7 +1,8 @@
 """Websocket fan-out: commit -> receipt latency on every socket of N live games.
 
     python bench/ws_fanout.py --games N [--moves M] [--think S] [--db sqlite|postgresql]
-                              [--warmup K] [--whole] [--workers W [--spread]] [--json]
+                              [--warmup K] [--whole] [--workers W [--spread]] [--nginx N]
+                              [--json]
 
 Every socket asks for patches, as the page does (``--whole``: whole updates, as before),
 and applies them as live.js does; the figures include how many updates came as patches
@@ -55,6 +56,13 @@ on purpose instead (seat i on worker i mod W, through the server's bench-only
 ``--bench-routing``): what a game costs when the processes holding its sockets apply
 each other's moves.
 
+``--nginx N`` (PostgreSQL): N plain ``imperial-glory serve`` processes on 127.0.0.1, ports
+P..P+N-1, behind Debian's nginx run from ``deploy/nginx.conf`` (by game id, as
+tests/deploy runs it; ``tests/deploy/balancer.py``), the bench talking to nginx: the
+balancer's way to what ``--workers N`` does. CPU and memory are then the sum over the
+N processes and nginx (its master and worker); nginx's own share is reported apart
+(``nginx_cpu_ms_per_action``).
+
 Prints one JSON object (``--json``) or a short table. Asserts nothing about speed.
 """
 
@@ -86,6 +94,7 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "tests" / "deploy"))  # balancer.py: nginx from deploy/
 
 from procstat import family, family_cpu_seconds, machine_ticks, named_cpu_seconds  # noqa: E402
 
@@ -94,7 +103,11 @@ from app.realtime import patch  # noqa: E402
 
 def rss_kb(pid: int) -> int:
     """The resident set of a process and its descendants in KB (Linux /proc)."""
-    return sum(_rss_kb(each) for each in family(pid))
+    total = 0
+    for each in family(pid):
+        with contextlib.suppress(OSError):
+            total += _rss_kb(each)
+    return total
 
 
 def _rss_kb(pid: int) -> int:
@@ -138,10 +151,15 @@ def free_port() -> int:
 
 
 class Server:
-    """One ``imperial-glory serve`` subprocess on a fresh database."""
+    """One ``imperial-glory serve`` subprocess on a fresh database (``nginx``: that many,
+    behind nginx)."""
 
-    def __init__(self, db: str, workdir: Path, workers: int = 1, spread: bool = False) -> None:
+    def __init__(
+        self, db: str, workdir: Path, workers: int = 1, spread: bool = False, nginx: int = 0
+    ) -> None:
         self.db = db
+        self.balancer: Any = None
+        self.procs: list[subprocess.Popen[bytes]] = []
         self.workdir = workdir
         self.pg_name: str | None = None
         if db == "sqlite":
@@ -158,8 +176,6 @@ class Server:
         from app.store.cli import upgrade
 
         upgrade(self.url)
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
         self.log = (workdir / "server.log").open("wb")
         env = {**os.environ, "DATABASE_URL": self.url, "LOG_LEVEL": "warning"}
         # One address for 6,000 sockets (and, without the bench route, six people in up
@@ -177,35 +193,73 @@ class Server:
             # the bench-only account route (app/web/routes/bench.py): 6 N people at once
             BENCH_ACCOUNTS="true",
         )
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
-            + ["--port", str(self.port)]
-            + (["--workers", str(workers)] if workers > 1 else [])
-            + (["--bench-routing"] if spread else []),
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        ports = [free_port() for _ in range(max(1, nginx))]
+        for port in ports:
+            self.procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
+                    + ["--port", str(port)]
+                    + (["--workers", str(workers)] if workers > 1 else [])
+                    + (["--bench-routing"] if spread else []),
+                    cwd=ROOT,
+                    env=env,
+                    stdout=self.log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+        for port, proc in zip(ports, self.procs, strict=True):
+            self._wait(f"http://127.0.0.1:{port}", proc, workdir)
+        self.base = f"http://127.0.0.1:{ports[0]}"
+        if nginx:
+            from balancer import Nginx
+
+            self.balancer = Nginx(workdir / "nginx", [f"127.0.0.1:{port}" for port in ports])
+            self.balancer.start()
+            self.base = self.balancer.url
+
+    @staticmethod
+    def _wait(base: str, proc: subprocess.Popen[bytes], workdir: Path) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            if proc.poll() is not None:
                 raise RuntimeError("server exited; see " + str(workdir / "server.log"))
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.base + "/healthz", timeout=1).status_code == 200:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
                     return
             time.sleep(0.1)
         raise RuntimeError("server did not start")
 
+    @property
+    def pids(self) -> list[int]:
+        """The server's processes (each with its descendants): the app's, and nginx."""
+        return [proc.pid for proc in self.procs] + (
+            self.balancer.pids if self.balancer is not None else []
+        )
+
+    def cpu_seconds(self) -> float:
+        return sum(family_cpu_seconds(pid) for pid in self.pids)
+
+    def nginx_cpu_seconds(self) -> float:
+        if self.balancer is None:
+            return 0.0
+        return sum(family_cpu_seconds(pid) for pid in self.balancer.pids)
+
+    def rss_kb(self) -> int:
+        return sum(rss_kb(pid) for pid in self.pids)
+
     def stop(self) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(5)
+        if self.balancer is not None:
+            self.balancer.stop()
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(5)
         self.log.close()
         if self.pg_name:
             import psycopg
@@ -463,8 +517,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "unpatchable": 0,
     }
     patches = not args.whole
-    pid = server.proc.pid
-    rss_start = rss_kb(pid)
+    rss_start = server.rss_kb()
     # Setup parses 6 N whole states, millions of objects: the collector would walk
     # them again and again as they pile up (see below), so it stays off until they
     # are all in, and collects once then.
@@ -483,7 +536,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         six = [await signup(server.base, i) for i in range(len(POWERS))]
         seated = [six] * args.games
     t_accounts = time.monotonic()
-    cpu_accounts = family_cpu_seconds(pid)
+    cpu_accounts = server.cpu_seconds()
     progress(f"{len(seated) * len(POWERS)} seats' accounts in {t_accounts - t0:.1f} s")
     limit = asyncio.Semaphore(at_once)
 
@@ -493,9 +546,9 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 
     games = await asyncio.gather(*(make(people) for people in seated))
     t_games = time.monotonic()
-    cpu_games = family_cpu_seconds(pid)
+    cpu_games = server.cpu_seconds()
     progress(f"{len(games)} games created and started in {t_games - t_accounts:.1f} s")
-    rss_games = rss_kb(pid)
+    rss_games = server.rss_kb()
     ws_base = server.base.replace("http://", "ws://")
 
     async def join(game_id: int, seat: int, person: Person) -> Sock:
@@ -521,10 +574,10 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 
     tables = list(await asyncio.gather(*(seat(g, p) for g, p in zip(games, seated, strict=True))))
     setup = time.monotonic() - t0
-    cpu_sockets = family_cpu_seconds(pid)
+    cpu_sockets = server.cpu_seconds()
     t_sockets = setup + t0 - t_games
     progress(f"{len(games) * len(POWERS)} sockets with their first state in {t_sockets:.1f} s")
-    rss_sockets = rss_kb(pid)
+    rss_sockets = server.rss_kb()
 
     # The client holds every socket's latest state: 1,200 parsed views, millions of
     # objects, which every collection the next message's parse triggers walked again
@@ -534,7 +587,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     gc.collect()
     stats["measure"] = True
     stats["messages"] = stats["bytes"] = 0
-    cpu0 = family_cpu_seconds(pid)
+    cpu0 = server.cpu_seconds()
+    nginx0 = server.nginx_cpu_seconds()
     pg0 = named_cpu_seconds("postgres")
     mine0 = time.process_time()
     busy0, total0 = machine_ticks()
@@ -550,8 +604,9 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     client_cpu = time.process_time() - mine0
     pg_cpu = named_cpu_seconds("postgres") - pg0
     gc.enable()
-    rss_end = rss_kb(pid)
-    cpu = family_cpu_seconds(pid) - cpu0
+    rss_end = server.rss_kb()
+    cpu = server.cpu_seconds() - cpu0
+    nginx_cpu = server.nginx_cpu_seconds() - nginx0
     for table in tables:
         for s in table:
             await s.ws.close()
@@ -572,6 +627,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "db": args.db,
         "workers": args.workers,
         "spread": args.spread,
+        "nginx": args.nginx,
         "scenario": SCENARIO,
         "moves_per_game": args.moves,
         "think_s": args.think,
@@ -605,6 +661,8 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "kb_per_live_game_at_end": round((rss_end - rss_start) / args.games, 1),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, stats["actions"]), 2),
         "server_cpu_busy": round(cpu / duration, 2),
+        # --nginx: nginx's part of the server's figure (0 without it)
+        "nginx_cpu_ms_per_action": round(nginx_cpu * 1000 / max(1, stats["actions"]), 2),
         # the bench's own client, in cores, and every core of the machine, 0-1: when
         # the machine is near 1, latencies are the run queue's, not the server's
         "client_cpu_busy": round(client_cpu / duration, 2),
@@ -664,6 +722,12 @@ def main(argv: list[str] | None = None) -> int:
         "--spread", action="store_true", help="each game's sockets over all the workers"
     )
     parser.add_argument(
+        "--nginx",
+        type=int,
+        default=0,
+        help="N plain serve processes behind nginx from deploy/nginx.conf (PostgreSQL only)",
+    )
+    parser.add_argument(
         "--setup-at-once",
         type=int,
         default=16,
@@ -674,13 +738,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--workers needs --db postgresql")
     if args.spread and args.workers < 2:
         parser.error("--spread needs --workers 2 or more")
+    if args.nginx and (args.db != "postgresql" or args.workers > 1):
+        parser.error("--nginx needs --db postgresql, and no --workers")
     if not 1 <= args.games <= 1000 or not 1 <= args.moves <= 1000:
         parser.error("--games and --moves must be between 1 and 1000")
     if args.setup_at_once < 1:
         parser.error("--setup-at-once must be 1 or more")
     raise_open_files(args.games * len(POWERS) + SPARE_FILES)
     with tempfile.TemporaryDirectory(prefix="ig-bench-") as tmp:
-        server = Server(args.db, Path(tmp), args.workers, args.spread)
+        server = Server(args.db, Path(tmp), args.workers, args.spread, args.nginx)
         try:
             result = asyncio.run(run(args, server))
         finally:

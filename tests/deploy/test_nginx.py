@@ -14,8 +14,11 @@ machines) over one PostgreSQL: games played through nginx over the API and socke
 
 from __future__ import annotations
 
+import json
 import re
 import ssl
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -28,6 +31,7 @@ from tests.realtime.conftest import Table, make_table
 from tests.realtime.test_fanout_pg import move
 from tests.realtime.test_ws_protocol import is_snapshot, pick
 
+from .balancer import ROOT
 from .conftest import INSTANCE_HEADER, NEEDS_NGINX, Balanced
 
 pytestmark = [pytest.mark.postgres, NEEDS_NGINX]
@@ -182,3 +186,21 @@ def test_the_tls_block_terminates_https_and_secure_sockets(
         home = httpx.get(f"{balanced.url}/api/games/{game['id']}").headers[INSTANCE_HEADER]
         assert ws.response is not None
         assert ws.response.headers[INSTANCE_HEADER] == home
+
+
+def test_the_fanout_bench_runs_behind_nginx() -> None:
+    """bench/ws_fanout.py --nginx 2: two plain instances behind nginx from deploy/, the
+    bench's figures for the balancer (docs/deploy.md, "What each setup holds")."""
+    done = subprocess.run(
+        [sys.executable, "bench/ws_fanout.py", "--games", "2", "--moves", "2", "--think", "0"]
+        + ["--db", "postgresql", "--nginx", "2", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["nginx"] == 2
+    assert result["actions"] == 4 and result["lost"] == 0 and result["action_errors"] == 0
+    assert result["nginx_cpu_ms_per_action"] >= 0  # four moves may cost nginx no clock tick
