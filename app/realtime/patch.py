@@ -281,23 +281,45 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
     consecutive actions share a branch, so ``unpack_actions`` gives back the very list,
     in order, each object's keys in order."""
     packer = _Packer()
+    value_of = packer.value
+    strs, ints = packer.strs, packer.ints
     runs: list[list[Any]] = []
     last: tuple[Any, ...] | None = None
+    # The branch the last action took, to where its last value was put: an action whose
+    # keys and other values are those of the one before it (the talents an endeavour
+    # may take) goes there at once. Its values then come to the same indices only if
+    # they are the same scalars of the same types (1 is not True, 0.0 not -0.0).
+    prev: tuple[Any, ...] | None = None
+    prev_types: tuple[type, ...] = ()
+    leaf: list[Any] = []
     for action in actions:
         if type(action) is not dict or not action:
             return None
         keys = tuple(action)
+        values = tuple(action.values())
+        inner = values[:-1]
+        final = values[-1]
+        if keys == last and inner == prev and tuple(map(type, inner)) == prev_types:
+            kind = type(final)
+            vi = strs.get(final) if kind is str else ints.get(final) if kind is int else None
+            leaf.append(value_of(final) if vi is None else vi)
+            continue
         if keys != last:
             runs.append([packer.keys(keys), []])
             last = keys
         node = runs[-1][1]
-        *inner, final = action.values()
         for value in inner:
-            vi = packer.value(value)
-            if not node or node[-1][0] != vi:
-                node.append([vi, []])
+            at = value_of(value)
+            if not node or node[-1][0] != at:
+                node.append([at, []])
             node = node[-1][1]
-        node.append(packer.value(final))
+        node.append(value_of(final))
+        leaf = node
+        types = tuple(map(type, inner))
+        if all(t in _FAST for t in types):
+            prev, prev_types = inner, types
+        else:
+            prev, prev_types = None, ()
     sizes = [len(k) for k in packer.keysets]
     trie = [[index, _fold(node, sizes[index] - 1)] for index, node in runs]
     keysets = [list(k) for k in packer.keysets]
@@ -305,6 +327,8 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
 
 
 _SCALARS = (int, bool, type(None))  # a float goes by its encoding: 0.0 == -0.0
+#: the values whose equality, type for type, is their packed index's
+_FAST = frozenset((str, int, bool, type(None)))
 
 
 class _Packer:
@@ -312,6 +336,11 @@ class _Packer:
 
     def __init__(self) -> None:
         self.keysets: dict[tuple[Any, ...], int] = {}
+        # A string is its own key, an int (exactly: not a bool) too; a bool or None goes
+        # with its type (1 and True are one dict key, two JSON values); a float or a
+        # container by its encoding.
+        self.strs: dict[str, int] = {}
+        self.ints: dict[int, int] = {}
         self.values: dict[Any, int] = {}
         self.table: list[Any] = []  # a value, or [keys' index or -1, items' indices]
 
@@ -320,9 +349,19 @@ class _Packer:
 
     def value(self, value: Any) -> int:
         kind = type(value)
-        # A string is its own key; an int, a bool or None goes with its type (1 and True
-        # are one dict key, two JSON values); a float or a container by its encoding.
-        ident: Any = value if kind is str else (kind, value) if kind in _SCALARS else dumps(value)
+        if kind is str:
+            got = self.strs.get(value)
+            if got is None:
+                got = self.strs[value] = len(self.table)
+                self.table.append(value)
+            return got
+        if kind is int:
+            got = self.ints.get(value)
+            if got is None:
+                got = self.ints[value] = len(self.table)
+                self.table.append(value)
+            return got
+        ident: Any = (kind, value) if kind in _SCALARS else dumps(value)
         got = self.values.get(ident)
         if got is not None:
             return got

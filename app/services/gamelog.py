@@ -158,9 +158,15 @@ states = StateCache()
 
 class FrameStore:
     """The latest ``Frame`` of each game, and a short contiguous run of its recent
-    events, for the hub (``app/realtime``). Filled after commit only."""
+    events, for the hub (``app/realtime``). Filled after commit only.
 
-    RECENT = 128
+    The run is what a socket a few versions behind is sent from memory; one further
+    behind (a page back from sleep) is answered from the database. It keeps the last
+    ``RECENT`` events, and always the newest change's own, however many: a socket one
+    version behind is then always pushed from memory. Each event kept is about 0.5 KB
+    of a live game's memory."""
+
+    RECENT = 32
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -176,7 +182,7 @@ class FrameStore:
             recent = self._recent.get(key)
             if old is None or recent is None or old.last_event != frame.first_event:
                 recent = []  # a gap (another process wrote): start a new run
-            recent = (recent + list(frame.events))[-self.RECENT :]
+            recent = (recent + list(frame.events))[-max(self.RECENT, len(frame.events)) :]
             self._recent[key] = recent
             self._frames[key] = frame
             self._frames.move_to_end(key)
