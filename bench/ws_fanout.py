@@ -37,9 +37,18 @@ What it does (loopback only, bounded):
    transaction, and the bench starts every game within the first ``2 * think``
    seconds, a burst of cold moves that only a restart of a busy server meets (at 200
    games it held the p99 at 140-460 ms; docs/performance.md, "Running the benchmarks");
-5. memory: the server process's resident set (VmRSS) after start, after the games are
-   created and started (no socket yet), after every socket got its first state, and
-   at the end; per live game = (games - start) / N, per socket = (sockets - games) / 6N;
+5. memory: the server process's resident set (VmRSS). The games are set up in two
+   halves, each its games and then their sockets, and the figures per game are slopes
+   over the second half, so that the process's one-time warm-up (imports, compiled
+   statements, caches, malloc arenas: ~15 MB, paid by the first games) is not spread
+   over the games: ``kb_per_live_game_marginal`` = what one more live game with its six
+   sockets, each holding its first state, adds (RSS after the second half's sockets
+   minus after the first half's, over the second half's games); ``kb_per_game`` (the
+   game created, joined and started, no socket) and ``kb_per_socket`` its parts;
+   ``kb_per_live_game_marginal_at_end`` adds what the moves grew the process by, per
+   game (an upper bound: the moves' own warm-up is spread in it);
+   ``kb_per_live_game_at_end`` is the growth since start over N, warm-up and all, as
+   before;
 6. the floor, measured in the same run after the games (bench/floor.py): one
    PostgreSQL transaction that locks a row, appends an action, updates a 5 KB
    snapshot and NOTIFYs; the ratios of the p50s to it are printed too;
@@ -539,17 +548,11 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     cpu_accounts = server.cpu_seconds()
     progress(f"{len(seated) * len(POWERS)} seats' accounts in {t_accounts - t0:.1f} s")
     limit = asyncio.Semaphore(at_once)
+    ws_base = server.base.replace("http://", "ws://")
 
     async def make(people: list[Person]) -> int:
         async with limit:
             return await create_game(http, people)
-
-    games = await asyncio.gather(*(make(people) for people in seated))
-    t_games = time.monotonic()
-    cpu_games = server.cpu_seconds()
-    progress(f"{len(games)} games created and started in {t_games - t_accounts:.1f} s")
-    rss_games = server.rss_kb()
-    ws_base = server.base.replace("http://", "ws://")
 
     async def join(game_id: int, seat: int, person: Person) -> Sock:
         # --spread: seat i on worker i mod W (the server's --bench-routing)
@@ -572,11 +575,30 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     async def seat(game_id: int, people: list[Person]) -> list[Sock]:
         return list(await asyncio.gather(*(join(game_id, i, p) for i, p in enumerate(people))))
 
-    tables = list(await asyncio.gather(*(seat(g, p) for g, p in zip(games, seated, strict=True))))
+    # Two halves, each its games and then their sockets, so that memory is also read as
+    # a slope: what the second half's live games added, each (the first half pays the
+    # process's one-time warm-up: imports, compiled statements, caches, arenas).
+    games: list[int] = []
+    tables: list[list[Sock]] = []
+    half = args.games // 2
+    rss_half = rss_games = rss_start
+    t_games = cpu_games = 0.0
+    for part in (seated[:half], seated[half:]):
+        if not part:
+            continue
+        rss_before = server.rss_kb()
+        t_part, cpu_part = time.monotonic(), server.cpu_seconds()
+        made = await asyncio.gather(*(make(people) for people in part))
+        t_games += time.monotonic() - t_part
+        cpu_games += server.cpu_seconds() - cpu_part
+        rss_games = server.rss_kb()  # this part's games made, no socket yet
+        tables += await asyncio.gather(*(seat(g, p) for g, p in zip(made, part, strict=True)))
+        games += made
+        rss_half = rss_before
+        progress(f"{len(games)} games with their {len(games) * len(POWERS)} sockets")
     setup = time.monotonic() - t0
-    cpu_sockets = server.cpu_seconds()
-    t_sockets = setup + t0 - t_games
-    progress(f"{len(games) * len(POWERS)} sockets with their first state in {t_sockets:.1f} s")
+    cpu_sockets = server.cpu_seconds() - cpu_accounts - cpu_games
+    t_sockets = setup - (t_accounts - t0) - t_games
     rss_sockets = server.rss_kb()
 
     # The client holds every socket's latest state: 1,200 parsed views, millions of
@@ -621,6 +643,7 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 
     pg = floor("postgresql", 500)
     sockets = args.games * len(POWERS)
+    second = args.games - half
     return {
         "games": args.games,
         "sockets": args.games * len(POWERS),
@@ -656,8 +679,18 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         "commit_to_socket_p50_over_floor": round(pct(lat, 0.50) / pg["floor_p50_ms"], 1),
         "rss_start_mb": round(rss_start / 1024, 1),
         "rss_end_mb": round(rss_end / 1024, 1),
-        "kb_per_game": round((rss_games - rss_start) / args.games, 1),
-        "kb_per_socket": round((rss_sockets - rss_games) / sockets, 1),
+        "rss_half_mb": round(rss_half / 1024, 1),
+        "rss_sockets_mb": round(rss_sockets / 1024, 1),
+        # the slope: what each live game of the second half added (with one half only,
+        # N = 1, the growth since start, warm-up and all)
+        "kb_per_game": round((rss_games - rss_half) / second, 1),
+        "kb_per_socket": round((rss_sockets - rss_games) / (second * len(POWERS)), 1),
+        "kb_per_live_game_marginal": round((rss_sockets - rss_half) / second, 1),
+        # the slope plus what the moves added per game (an upper bound: the moves' own
+        # one-time warm-up is in it, spread over the N games)
+        "kb_per_live_game_marginal_at_end": round(
+            (rss_sockets - rss_half) / second + (rss_end - rss_sockets) / args.games, 1
+        ),
         "kb_per_live_game_at_end": round((rss_end - rss_start) / args.games, 1),
         "server_cpu_ms_per_action": round(cpu * 1000 / max(1, stats["actions"]), 2),
         "server_cpu_busy": round(cpu / duration, 2),
@@ -683,13 +716,13 @@ async def run(args: argparse.Namespace, server: Server) -> dict[str, Any]:
         # starting the games over HTTP, the sockets until each has its first state
         "setup_accounts": "bench_route" if accounts is not None else "signup",
         "setup_accounts_s": round(t_accounts - t0, 2),
-        "setup_games_s": round(t_games - t_accounts, 2),
+        "setup_games_s": round(t_games, 2),
         "setup_sockets_s": round(t_sockets, 2),
         # the server's CPU for them (parent and workers), less disturbed by the machine's
         # other work than the seconds: a game created, joined by five and started, and a
         # socket connected with its first state
-        "setup_server_cpu_ms_per_game": round((cpu_games - cpu_accounts) * 1000 / args.games, 1),
-        "setup_server_cpu_ms_per_socket": round((cpu_sockets - cpu_games) * 1000 / sockets, 1),
+        "setup_server_cpu_ms_per_game": round(cpu_games * 1000 / args.games, 1),
+        "setup_server_cpu_ms_per_socket": round(cpu_sockets * 1000 / sockets, 1),
         "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
         # the bench client's own peak memory: 6 N sockets' parsed states
         "client_rss_max_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
