@@ -17,7 +17,8 @@ Levels (ids, names and descriptions in ``app/bots/levels.py``):
   reads anything (so it knows only what the view shows); without a state it
   plays as ``standard``;
 - ``random``: uniform over the legal actions (a baseline for tests);
-- ``silent``: the standard bot that never offers nor counters (an ablation).
+- ``silent``: the standard bot that never offers nor counters (an ablation);
+- ``strong_silent``: the strong bot that never offers nor counters (the same ablation).
 """
 
 from __future__ import annotations
@@ -95,12 +96,12 @@ def _choose(
         return choose_heuristic(view, legal, rng, explain, temperament, offers=False)
     if level == "novice":
         return choose_novice(view, legal, rng, explain)
-    if level == "strong":
+    if level in ("strong", "strong_silent"):
+        offers = level == "strong"
         seat = (view.get("me") or {}).get("seat")
         if state is None or not isinstance(seat, int):
-            return choose_heuristic(view, legal, rng, explain, temperament)
-
-        return choose_strong(state, seat, view, legal, rng, explain, budget, temperament)
+            return choose_heuristic(view, legal, rng, explain, temperament, offers)
+        return choose_strong(state, seat, view, legal, rng, explain, budget, temperament, offers)
     raise UnknownBotLevel(level)
 
 

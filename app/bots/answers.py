@@ -74,7 +74,9 @@ def offer_reason(grand: Grand, off: dict[str, Any]) -> str:
         return "it does not deal with a power that defied a parley's verdict."
     give, get = _side(off.get("get")), _side(off.get("give"))
     terms = list(off.get("terms") or [])
-    value = grand.worth(give, get, terms, int(num(off.get("turns"))), other)
+    if not grand.sincere(terms, other):
+        return "it does not sign a pact of peace it might not keep."
+    value = grand.gain(give, get, terms, int(num(off.get("turns"))), other)
     need = bundles.ACCEPT
     wary = bundles.lasting(give, get, terms) and trust.of(other) < 1.0
     if wary:
@@ -82,7 +84,10 @@ def offer_reason(grand: Grand, off: dict[str, Any]) -> str:
     short = need - value
     if short <= 0:
         return "it weighed the offer and chose to keep things as they are."
-    talents = max(1, math.ceil(short / TALENT_VALUE))
+    # A talent more given to us gains us its worth and costs the offerer as much,
+    # which counts for us by how far the offerer threatens to win (``Grand.gain``).
+    per_talent = TALENT_VALUE * (1.0 + grand.rival_weight(other))
+    talents = max(1, math.ceil(short / per_talent - 1e-9))
     items = [_area_name(a) for a in give["areas"]]
     items += [f"the claim to {_area_name(a)}" for a in give["claims"]]
     items += [_talents(int(num(give["talents"])))] if give["talents"] else []

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # An offer is accepted when it is worth more than this to the one receiving it.
 ACCEPT = 0.05
 # Offers are sized to leave the other side at least this much above ACCEPT.
-MARGIN = 0.15
+MARGIN = 0.1
 TALENT_VALUE = 0.22
 
 
@@ -69,22 +69,36 @@ def size(
     terms: list[str],
     turns: int,
 ) -> tuple[dict[str, Any], float, float] | None:
-    """Talents moved across a base bundle so that the other side keeps
-    ``1 - greed`` of the surplus above what it needs to accept. Returns the offer,
-    its worth to us and to them; None when no such bundle fits or pays us."""
+    """Talents moved across a base bundle so that the other side is left ``1 - greed``
+    of the surplus above what it needs to accept, the rest kept by us (issue 42: the
+    dealer asks for the surplus its deal creates). Both sides are judged by what the
+    bundle does to their chance of winning (``Grand.gain``): each side's worth less the
+    other's, weighed by how much the other threatens to win. Returns the offer, its
+    gain to us and to them; None when no such bundle fits, pays us, or binds us to a
+    pact we would not keep (``Grand.sincere``)."""
+    if not grand.sincere(terms, other):
+        return None
     lo, hi = (tpl.get("turns") or [1, 1])[:2]
     give, get = dict(give), dict(get)
     keep = lasting(give, get, terms)
     turns = max(int(lo), min(int(hi), turns or int(hi))) if keep else 0
     mirror = grand.mirror(other)
-    mine = grand.worth(give, get, terms, turns, other)
-    theirs = mirror.worth(get, give, terms, turns, grand.seat)
+    w_us, w_them = grand.rival_weight(other), mirror.rival_weight(grand.seat)
+
+    def gains() -> tuple[float, float]:
+        mine = grand.worth(give, get, terms, turns, other)
+        theirs = mirror.worth(get, give, terms, turns, grand.seat)
+        return mine - w_us * theirs, theirs - w_them * mine
+
+    mine, theirs = gains()
     need = ACCEPT + MARGIN
     surplus = mine + theirs - need
     if surplus <= 0.1:
         return None
     target = need + (1.0 - grand.pol.mood.greed) * surplus
-    shift = (target - theirs) / TALENT_VALUE  # talents we give (<0: we ask)
+    # A talent we give is worth TALENT_VALUE to them and costs us as much, so it moves
+    # their gain by TALENT_VALUE x (1 + w_them).
+    shift = (target - theirs) / (TALENT_VALUE * (1.0 + w_them))  # talents we give (<0: ask)
     get_lim = int(((tpl.get("get") or {}).get("talents")) or 0)
     # Talents now, never tribute: a promise of tribute the treasury cannot keep at an
     # upkeep is a breach (20.12), and the bot cannot see its future income. Talents
@@ -101,8 +115,7 @@ def size(
         get["talents"] += max(0, min(ask - cut, get_lim - get["talents"]))
     if not fits(tpl, give, get, terms):
         return None
-    mine = grand.worth(give, get, terms, turns, other)
-    theirs = mirror.worth(get, give, terms, turns, grand.seat)
+    mine, theirs = gains()
     if mine <= 0.0 or theirs < need:
         return None
     offer = {

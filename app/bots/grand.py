@@ -26,6 +26,7 @@ of ``evaluate.py``.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.bots import bundles
@@ -44,9 +45,22 @@ CLAIM_VALUE = 0.5
 ACCURSED_BASE = 2.0  # 22.11: -2 on every rating and +2 on every rebellion value
 ACCURSED_PER_TURN = 1.0
 SAFETY_SHARE = 0.35  # of the border a stronger neighbour could take from us
+FREED_ARMIES = 1.5  # a neighbour's peace while we fight elsewhere, against in peacetime
 OFFER_ODDS = 0.85  # the chance a bundle sized to be taken is taken
+# An offer's score in the diplomatic phase is OFFER_ODDS x its gain + OFFER_BONUS, against
+# a pass at 0.5; in the player turn, against the draw (DRAW_SCORE, evaluate.py), it is
+# made first when OFFER_ODDS x its gain beats OFFER_FLOOR.
+OFFER_BONUS = 0.2
+OFFER_FLOOR = 0.1
+DRAW_SCORE = 1.0
 COUNTER_ODDS = 0.75  # the chance a counter is taken
 LEADER_PACT = 0.15  # of the leader's lead, a game turn bound to it
+# The spread of the final standings around today's (26.2), in standing points, with no
+# game turn left; it doubles with each game turn left (at most four). Fitted on
+# Standard games of The Four Empires (seeds 2000-2039): the softmax of the standings at
+# this temperature is the likeliest estimate of who wins (issue 42).
+WIN_SPREAD = 3.5
+WIN_SPREAD_TURNS = 4
 
 
 def _side(value: Any) -> dict[str, Any]:
@@ -82,6 +96,7 @@ class Judgement(Protocol):
     def _join(self, hegemon: int) -> float: ...
     def neighbours(self, other: int) -> bool: ...
     def at_war_with(self, other: int) -> bool: ...
+    def enemies(self) -> list[int]: ...
     def border_worth(self, other: int) -> float: ...
     def border_worth_of(self, attacker: int, victim: int) -> float: ...
     def _war(self, other: int) -> float: ...
@@ -97,6 +112,7 @@ class Grand:
         self._mirrors: dict[int, Grand] = {}
         self._breach: dict[int, float] = {}
         self._shelter: dict[int, float] = {}
+        self._odds: list[float] | None = None
 
     def mirror(self, other: int) -> Grand:
         """``other``'s judgement of a bundle, by our rules from its seat (20.14)."""
@@ -104,6 +120,50 @@ class Grand:
         if got is None:
             got = self._mirrors[other] = Grand(self.pol.as_seat(other))
         return got
+
+    # -- the chance of winning ---------------------------------------------------
+
+    def win_odds(self) -> list[float]:
+        """Each seat's chance of winning as we estimate it (issue 42): a softmax of the
+        standings (26.2) whose spread widens with the game turns left (``WIN_SPREAD``),
+        so early on a deal is judged almost by what it brings, late by whom it helps."""
+        if self._odds is None:
+            n = len(self.pol.players)
+            left = min(WIN_SPREAD_TURNS, max(0, self.pol.turns_left()))
+            spread = WIN_SPREAD * 2.0**left
+            standing = [self.pol.score(s) for s in range(n)]
+            top = max(standing, default=0.0)
+            weights = [math.exp((x - top) / spread) for x in standing]
+            total = sum(weights) or 1.0
+            self._odds = [w / total for w in weights]
+        return self._odds
+
+    def rival_weight(self, other: int) -> float:
+        """What a point of standing gained by ``other`` costs our chance of winning, in
+        points of our own: d P(we win) is P(1-P) x (our gain - w x its gain) / spread,
+        with w = P(other) / (1 - P(us)): a deal that feeds the leader costs us more than
+        one that feeds a power far behind (0 when we are sure to win or it cannot)."""
+        odds = self.win_odds()
+        if not 0 <= other < len(odds) or not 0 <= self.seat < len(odds):
+            return 0.0
+        return odds[other] / max(1e-6, 1.0 - odds[self.seat])
+
+    def gain(self, mine: Any, theirs: Any, terms: list[str], turns: int, other: int) -> float:
+        """What a bundle (we give ``mine``, get ``theirs``) does to our chance of winning,
+        in points of our own standing: its worth to us less what it brings ``other``
+        (judged by our rules from its seat) weighed by ``rival_weight``."""
+        ours = self.worth(mine, theirs, terms, turns, other)
+        its = self.mirror(other).worth(theirs, mine, terms, turns, self.seat)
+        return ours - self.rival_weight(other) * its
+
+    def sincere(self, terms: list[str], other: int) -> bool:
+        """CICERO's honesty: we do not sign a pact binding us not to attack ``other``
+        (non-aggression, alliance: 20.13) while a war on it is what we would choose now;
+        a pact we sign is one we mean to keep (breaking it later must pay after the
+        parley and the curse, ``Politics._war`` with ``breach_cost``)."""
+        if not set(terms) & {"non_aggression", "alliance"}:
+            return True
+        return self.pol._war(other) <= 0
 
     # -- worth ------------------------------------------------------------------
 
@@ -131,6 +191,10 @@ class Grand:
         fighting = pol.at_war_with(other) and mine > 1.2 * theirs
         if fighting or pol._war(other) > 0:
             value -= 0.3 * pol.border_worth(other) * min(2.0, 1.0 / max(0.1, ratio))
+        elif value > 0 and any(e != other for e in pol.enemies()):
+            # At war elsewhere: the pact frees our armies for the war we want (issue 42),
+            # and a neighbour we cannot watch is worth more at peace.
+            value *= FREED_ARMIES
         return value * pol.mood.peace if value > 0 else value
 
     def barred_shelter(self, other: int) -> float:
@@ -269,6 +333,8 @@ class Grand:
         if not isinstance(off, dict) or not tpl or off.get("kind") == "cancel":
             return listed, -1.0  # an offer to cancel (20.3) is taken or refused (consent.py)
         other = int(off["from"])
+        if self.pol.trust.refused_now(other):
+            return listed, -1.0  # it refused ours this game turn: no bundle of ours again
         terms = [t for t in off.get("terms") or [] if t in (tpl.get("terms") or [])]
         if len(terms) != len(off.get("terms") or []):
             return listed, -1.0
@@ -316,21 +382,30 @@ class Grand:
                 return 1.0 + COUNTER_ODDS * value - taken
             return 0.5 + COUNTER_ODDS * value
         _, value = self.compose(action)
-        return OFFER_ODDS * value - 0.2 if value > 0 else -1.0
+        if value <= 0:
+            return -1.0
+        if self.view.get("phase") == "turn":
+            # In its player turn an offer comes before the draw and costs no year
+            # (20.14): worth making whenever it gains us anything, ahead of the draw.
+            return DRAW_SCORE + OFFER_ODDS * value - OFFER_FLOOR
+        return OFFER_ODDS * value + OFFER_BONUS
 
     def answer_worth(self, off: dict[str, Any]) -> float | None:
-        """The worth to us of the offer made to us, if we would accept it (else None):
-        worth more than nothing, with more asked of a power we trust less for what
-        lasts, and nothing taken from a breaker we do not trust (sanctions)."""
+        """What the offer made to us gains us (``gain``: our chance of winning, in points
+        of standing), if we would accept it (else None): more than ``bundles.ACCEPT``,
+        with more asked of a power we trust less for what lasts, nothing taken from a
+        breaker we do not trust (sanctions), and no pact signed that we would not keep."""
         if not isinstance(off, dict) or off.get("to") != self.seat:
             return None
         other = int(off["from"])
         give, get = _side(off.get("get")), _side(off.get("give"))
         terms = list(off.get("terms") or [])
-        value = self.worth(give, get, terms, int(num(off.get("turns"))), other)
         trust = self.pol.trust
         if trust.breaker(other) and trust.of(other) < 0.6:
             return None
+        if not self.sincere(terms, other):
+            return None  # we would not keep it: we do not sign it
+        value = self.gain(give, get, terms, int(num(off.get("turns"))), other)
         need = bundles.ACCEPT
         if bundles.lasting(give, get, terms):
             need += 0.6 * max(0.0, 1.0 - trust.of(other))

@@ -43,8 +43,9 @@ ALIASES: dict[str, str] = {"heuristic": "standard"}
 
 # Levels that are valid but not offered in the lobby: the random baseline, and
 # "silent", the standard bot that never makes an offer or a counter (the ablation
-# that measures what its offers are worth, docs/bots.md).
-HIDDEN: tuple[str, ...] = ("random", "silent")
+# that measures what its offers are worth, docs/bots.md), and "strong_silent", the same
+# ablation of the Strong bot.
+HIDDEN: tuple[str, ...] = ("random", "silent", "strong_silent")
 
 LOBBY_LEVELS: tuple[str, ...] = tuple(level.id for level in LEVELS)
 ALL_LEVELS: tuple[str, ...] = LOBBY_LEVELS + HIDDEN + tuple(ALIASES)

@@ -337,18 +337,23 @@ def choose_strong(
     explain: Callable[[Action], dict[str, Any]] | None = None,
     budget: Budget | None = None,
     temperament: str | None = None,
+    offers: bool = True,
 ) -> Action:
-    """The search bot's choice for ``seat`` (see the module docstring)."""
+    """The search bot's choice for ``seat`` (see the module docstring); with
+    ``offers=False`` (``strong_silent``, the ablation of its negotiation) it never makes
+    an offer or a counter, and searches the rest as usual."""
     global LAST
     budget = budget or DEFAULT_BUDGET
     LAST = SearchStats()
+    if not offers:
+        legal = [a for a in legal if a.get("type") != "offer"] or legal
     if len(legal) == 1:
         return legal[0]
     prompts = [p for p in (view.get("prompts") or []) if p.get("seat") == seat]
     kind = prompts[0].get("kind") if prompts else None
     request = prompts[0].get("request") if prompts else None
     if kind not in SEARCHED_PROMPTS or request == "waive_tie":
-        return choose_heuristic(view, legal, rng, explain, temperament)
+        return choose_heuristic(view, legal, rng, explain, temperament, offers)
     ranked = rank_heuristic(view, legal, rng, explain, temperament)
     # Ending the turn early is never searched against the standard choice: its cost
     # (years unused, the deck and conquests that grow from acting) lies beyond what a

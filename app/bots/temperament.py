@@ -31,7 +31,7 @@ class Temperament:
     label: str
     war_edge: float = 1.0
     hegemony_edge: float = 1.0
-    greed: float = 0.5
+    greed: float = 0.8
     faith: float = 1.0
     grudge: float = 1.0
     leader: float = 1.0
@@ -43,7 +43,7 @@ TEMPERAMENTS: dict[str, Temperament] = {
     for t in (
         # Wants the first place: claims the hegemony early, fights for borders, asks much.
         Temperament(
-            "ambitious", "Ambitious", war_edge=0.85, hegemony_edge=0.85, greed=0.7, peace=0.8
+            "ambitious", "Ambitious", war_edge=0.85, hegemony_edge=0.85, greed=0.9, peace=0.8
         ),
         # Avoids risk: wants a clear edge before a war, values treaties, asks little.
         Temperament(
@@ -51,7 +51,7 @@ TEMPERAMENTS: dict[str, Temperament] = {
             "Cautious",
             war_edge=1.3,
             hegemony_edge=1.15,
-            greed=0.35,
+            greed=0.7,
             faith=1.3,
             peace=1.3,
         ),
@@ -61,13 +61,13 @@ TEMPERAMENTS: dict[str, Temperament] = {
             "opportunist",
             "Opportunist",
             war_edge=0.9,
-            greed=0.6,
+            greed=0.85,
             faith=0.75,
             grudge=0.8,
             leader=1.6,
         ),
         # Keeps faith with its partners and punishes those who do not.
-        Temperament("loyal", "Loyal", war_edge=1.15, greed=0.4, faith=1.5, grudge=1.6, leader=1.2),
+        Temperament("loyal", "Loyal", war_edge=1.15, greed=0.75, faith=1.5, grudge=1.6, leader=1.2),
     )
 }
 
