@@ -120,10 +120,14 @@ def test_serve_workers_keeps_a_game_on_one_worker_and_restarts_one_that_dies(
         sock.wait_for(is_snapshot)
     move(table, socks, [])
 
-    # SIGTERM to the parent alone: the workers shut down with it.
+    # SIGTERM to the parent alone: the workers shut down with it, each draining as
+    # `serve` does (app/web/graceful.py): the game's sockets are closed with 1012.
     assert server.proc is not None
     server.proc.send_signal(signal.SIGTERM)
     assert server.proc.wait(30) == 0
+    for sock in socks.values():
+        frame = getattr(sock.wait_closed(10), "rcvd", None)
+        assert frame is not None and frame.code == 1012, frame
     for pid in now.values():
         assert not Path(f"/proc/{pid}").exists() or _zombie(pid)
 
