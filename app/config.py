@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.store.db import MAX_OVERFLOW, POOL_SIZE
@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     bot_think_timeout_s: float = 10.0
     #: how often the bot worker looks for games waiting on a bot (restarts, other processes)
     bot_sweep_s: float = 2.0
+    #: on SIGTERM, how long the moves in flight (socket actions, bots' moves, HTTP
+    #: requests) are given before the process stops anyway; it exits within this plus a
+    #: second or two (app/web/graceful.py; docs/deploy.md, "Rolling restarts")
+    shutdown_grace_s: float = Field(default=8.0, gt=0, le=600)
     # Notifications (optional).
     smtp_host: str | None = None
     smtp_port: int = 25

@@ -20,7 +20,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.config import Settings, get_settings
@@ -53,6 +53,49 @@ class Runtime:
     presence: Any = None  # Tracker | None
     #: names this process in its NOTIFY payloads, so that its listener drops them
     origin: str = ""
+    #: set by ``drain`` (SIGTERM): sockets take no new action, and new sockets are closed
+    draining: bool = False
+    #: socket actions being applied (ws.py counts them), and when none is
+    actions: int = 0
+    _idle: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def action_started(self) -> None:
+        self.actions += 1
+        self._idle.clear()
+
+    def action_ended(self) -> None:
+        self.actions -= 1
+        if self.actions <= 0:
+            self._idle.set()
+
+    async def drain(self, deadline: float) -> None:
+        """Stop this process's part of the realtime play before it exits (SIGTERM,
+        app/web/graceful.py); returns by `deadline` (the loop's clock) at the latest.
+
+        1. Sockets take no new action (one that arrives now is left unanswered: the
+           client sends it again after reconnecting, with its idempotency key, and it is
+           applied once) and a new socket is closed at once; nobody's presence row is
+           marked left as the sockets close: they stay open until they expire
+           (``presence.STALE_S``), so a restart does not make anyone "gone".
+        2. The actions being applied finish and their answers are queued.
+        3. Every socket is sent what it has queued, then closed with 1012 and
+           ``RESTART_REASON``: the page reconnects (to another instance behind a
+           balancer) and resyncs from the version it holds.
+        4. The bots' moves in flight are committed and published; one still thinking
+           at the deadline is abandoned, not committed (bots.py).
+        """
+        loop = asyncio.get_running_loop()
+        self.draining = True
+        if self.presence is not None:
+            await self.presence.drain()
+        if self.actions > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle.wait(), max(deadline - loop.time(), 0.0))
+        closing = self.hub.finish_all(RESTART_CODE, RESTART_REASON)
+        log.info("draining: closed %d sockets with %d", closing, RESTART_CODE)
+        await self.hub.emptied(min(deadline, loop.time() + CLOSE_WAIT_S))
+        if self.bots is not None:
+            await self.bots.drain(deadline)
 
     def publish(self, game_id: int, version: int, notified: bool = False) -> None:
         # Our own hub is told directly (fastest); other processes learn from NOTIFY,
@@ -76,6 +119,13 @@ class Runtime:
         held = self.source.frame(game_id)
         return held is None or held[0].version != version or held[0].server_turn
 
+
+#: the close code and reason of every socket when the process stops (RFC 6455: 1012,
+#: "service restart"); the page reconnects at once (static/js/live.js)
+RESTART_CODE = 1012
+RESTART_REASON = "server restarting: reconnecting"
+#: how long a drain waits for the sockets it closed to be gone
+CLOSE_WAIT_S = 2.0
 
 _runtime: Runtime | None = None
 

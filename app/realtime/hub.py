@@ -181,6 +181,8 @@ class Connection:
     joined: bool = False
     closed: bool = False
     drop_reason: str | None = None
+    #: the close code the socket is to be closed with (``finish``), None: the session's
+    close_code: int | None = None
     queue: Mailbox = field(init=False)
     dropped: Flag = field(init=False)
 
@@ -199,6 +201,20 @@ class Connection:
             self.drop("send queue full (slow consumer)")
             return False
         return True
+
+    def finish(self, code: int, reason: str) -> None:
+        """Close this socket with `code` and `reason` once what is queued is sent (the
+        answer to an action in flight): the writer ends at the end of its queue. A full
+        queue is dropped at once."""
+        if self.closed or self.close_code is not None:
+            return
+        self.close_code = code
+        try:
+            self.queue.put_nowait(None)
+        except asyncio.QueueFull:
+            self.drop(reason)
+            return
+        self.drop_reason = reason
 
     def drop(self, reason: str) -> None:
         if self.closed:
@@ -234,6 +250,8 @@ class Hub:
         self.source = source
         self.queue_size = queue_size
         self._members: dict[int, set[Connection]] = {}
+        #: every connection made and not yet left, joined or not (``finish_all``)
+        self._open: set[Connection] = set()
         # game -> {connection: (last_seq, last_chat_id) of its hello}
         self._joining: dict[int, dict[Connection, tuple[int | None, int | None]]] = {}
         self._dirty: dict[int, asyncio.Event] = {}
@@ -270,9 +288,26 @@ class Hub:
                 conn.drop("server shutting down")
         self._executor.shutdown(wait=False, cancel_futures=True)
 
+    def finish_all(self, code: int, reason: str) -> int:
+        """Close every socket with `code` and `reason` once its queue is sent
+        (``Connection.finish``); returns how many there were."""
+        conns = list(self._open)
+        for conn in conns:
+            conn.finish(code, reason)
+        return len(conns)
+
+    async def emptied(self, deadline: float) -> None:
+        """Return once no socket is left (each ``leave``s as its session ends), or at
+        `deadline` (the loop's clock)."""
+        loop = asyncio.get_running_loop()
+        while self._open and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+
     # -- connections ---------------------------------------------------------------
     def connection(self, game_id: int, user_id: int | None) -> Connection:
-        return Connection(game_id, user_id, self.queue_size, on_drop=self._on_drop)
+        conn = Connection(game_id, user_id, self.queue_size, on_drop=self._on_drop)
+        self._open.add(conn)
+        return conn
 
     def join(self, conn: Connection, last_seq: int | None, last_chat: int | None = None) -> None:
         """Ask the game's worker to answer `conn`'s hello (sync or state) and then keep it
@@ -282,6 +317,7 @@ class Hub:
 
     def leave(self, conn: Connection) -> None:
         conn.closed = True
+        self._open.discard(conn)
         members = self._members.get(conn.game_id)
         if members is not None:
             members.discard(conn)

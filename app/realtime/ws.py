@@ -30,7 +30,9 @@ server -> client
   {"type":"chat","message":{…}}             a chat line (when the platform publishes chat)
 
 Close codes: 1003 binary frame, 1009 frame over MAX_MESSAGE_BYTES (each after an
-``error``), 1011 server error, 1012 server restarting, 4401 not logged in (private
+``error``), 1011 server error, 1012 server restarting (SIGTERM: the answers to the
+actions being applied are sent first; an action sent later is not answered, and the
+client sends it again after reconnecting, same idempotency key), 4401 not logged in (private
 game), 4403 no access, 4404 no such game, 4408 heartbeat missed, 4429 too slow (send
 queue full), 1013 too many sockets (per user or per address, docs/api.md "Limits").
 Frames are parsed by app.services.inputs.parse_json (the HTTP bounds).
@@ -124,6 +126,9 @@ async def game_socket(websocket: WebSocket, game_id: int) -> None:
         await websocket.close(code=access.error[0], reason=access.error[1])
         return
     await websocket.accept()
+    if rt.draining:  # stopping (SIGTERM): come back in a moment, to another instance
+        await websocket.close(code=realtime.RESTART_CODE, reason=realtime.RESTART_REASON)
+        return
     host = websocket.client.host if websocket.client else "unknown"
     address = ratelimit.address_key(host)
     refused = _too_many(access.user_id, host, address, rt.settings)
@@ -214,7 +219,10 @@ class _Session:
             for task in tasks:
                 with contextlib.suppress(BaseException):
                     await task
-            if self.conn.drop_reason is not None and self.close_code == 1000:
+            if self.conn.close_code is not None and self.close_code == 1000:
+                self.close_code = self.conn.close_code  # Connection.finish: 1012, restarting
+                self.close_reason = (self.conn.drop_reason or "")[:120]
+            elif self.conn.drop_reason is not None and self.close_code == 1000:
                 reason = self.conn.drop_reason
                 if "slow" in reason:
                     self.close_code = 4429
@@ -368,6 +376,11 @@ class _Session:
         rt = realtime.runtime()
         if rt is None:
             return
+        if rt.draining:
+            # The socket closes with 1012 in a moment: the client sends this action again
+            # once reconnected, with its idempotency key, and it is applied there, once.
+            log.info("ws game %s: an action left for after the restart", self.conn.game_id)
+            return
         try:
             ratelimit.limiter().hit("actions", self.conn.user_id)
         except ratelimit.RateLimited as exc:
@@ -381,6 +394,7 @@ class _Session:
                 }
             )
             return
+        rt.action_started()  # a drain waits for its answer before closing the sockets
         try:
             result = await blocking.call(
                 getattr(rt.source, "inline", False),
@@ -406,6 +420,8 @@ class _Session:
             self.close_code, self.close_reason = 1011, "server error"
             await self._drain()
             raise
+        finally:
+            rt.action_ended()
         reply: dict[str, Any] = {"req_id": req_id, **result}
         self._send(reply)
 

@@ -40,7 +40,7 @@ from app.services import (
 from app.services.errors import ServiceError
 from app.services.ratelimit import retry_after
 from app.store.db import make_engine, make_sessionmaker, session_scope
-from app.web import gc_tuning
+from app.web import gc_tuning, graceful
 from app.web.limits import BodyLimits
 from app.web.metrics import HttpMetrics
 from app.web.metrics import router as metrics_router
@@ -63,14 +63,19 @@ def purge(app: FastAPI) -> None:
         accounts.purge(db)
 
 
-async def deadline_loop(app: FastAPI, period: float) -> None:
+async def deadline_loop(app: FastAPI, period: float, stop: asyncio.Event | None = None) -> None:
     """Every `period` seconds: overdue decisions get their default; a person gone from
     the table is shown gone, and on the live pace a stand-in takes her seat
     (app/services/presence.py); notices go out; now and then, expired sessions are
-    deleted."""
+    deleted. Returns between two passes once `stop` is set (a pass is not cut short:
+    its changes are published while the process can still publish)."""
     last_purge = 0.0
+    stop = stop or asyncio.Event()
     while True:
-        await asyncio.sleep(period)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), period)
+        if stop.is_set():
+            return
         try:
             await run_in_threadpool(deadlines.run_once, app.state.sessionmaker)
         except Exception:
@@ -97,10 +102,24 @@ async def deadline_loop(app: FastAPI, period: float) -> None:
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     gc_tuning.tune()
     period = float(getattr(app.state.settings, "deadline_period_s", DEADLINE_PERIOD_S))
-    task = asyncio.create_task(deadline_loop(app, period))
+    stop = asyncio.Event()
+    task = asyncio.create_task(deadline_loop(app, period, stop))
+
+    async def drain(deadline: float) -> None:
+        """On SIGTERM (app/web/graceful.py): the realtime runtime drains (its sockets,
+        bots and presence) while the clocks' loop ends its pass."""
+        stop.set()
+        rt = getattr(app.state, "realtime", None)
+        parts = [asyncio.shield(task)]
+        if rt is not None:
+            parts.append(asyncio.ensure_future(rt.drain(deadline)))
+        await asyncio.gather(*parts)
+
+    forget_drain = graceful.on_drain(drain)
     try:
         yield
     finally:
+        forget_drain()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
