@@ -581,7 +581,7 @@ class Hub:
             if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
             texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}
-            return texts, rendered.base(seats)
+            return texts, rendered.base(seats, base)
 
         # On the loop, not in the pool: a push from memory is CPU only (~1 ms a version),
         # a thread would hold the GIL as long and add the wait for it (the bench's commit
