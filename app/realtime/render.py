@@ -151,6 +151,7 @@ class _Seat:
     #: needs them: a seat whose inputs did not change keeps its base's print)
     me: Any = None
     me_encoded: bytes | None = None
+    legal_op: bytes | None = None  # the op that sets its legal actions, once made
     #: its prints against the base they were made from (None: made without one)
     printed: dict[int | None, tuple[list[bytes] | None, patch.Print]] = field(default_factory=dict)
 
@@ -376,13 +377,14 @@ class Rendered:
     @staticmethod
     def _legal_op(mine: _Seat) -> bytes:
         """The op that sets the seat's legal actions: packed (``patch.pack_actions``)
-        when that is shorter, which a list of endeavours is ten times over."""
-        whole = b'[["legal_actions"],' + mine.legal + b"]"
-        packed = patch.pack_actions(mine.actions)
-        if packed is None:
-            return whole
-        op = patch.packed([b'"legal_actions"'], dumps(packed))
-        return op if len(op) < len(whole) else whole
+        when that is shorter, which a list of endeavours is ten times over (once per
+        seat and version, whatever the sockets)."""
+        if mine.legal_op is None:
+            whole = b'[["legal_actions"],' + mine.legal + b"]"
+            packed = patch.pack_actions(mine.actions)
+            op = whole if packed is None else patch.packed([b'"legal_actions"'], dumps(packed))
+            mine.legal_op = op if len(op) < len(whole) else whole
+        return mine.legal_op
 
     def base(self, seats: set[int | None], guide: Base | None = None) -> Base:
         """This version as the next one's patches are made against: the prints of the
