@@ -15,6 +15,7 @@ from app.bots.grand import Grand, _side
 from app.bots.politics import Politics
 from app.bots.runner import play_game
 from app.bots.simulate import scenario_catalogue
+from app.bots.strong import Budget
 
 FOUR = scenario_catalogue()["four_empires"]
 
@@ -124,3 +125,26 @@ def test_a_counter_asks_more_than_the_offer_it_answers() -> None:
                 assert mine > asked, (body, action, mine, asked)
                 engine.check(state, to, action)  # and it is a counter the engine takes
     assert countered, "no bot countered"
+
+
+def test_the_silent_ablations_never_offer_where_the_negotiators_do() -> None:
+    """``silent`` and ``strong_silent`` are the Standard and Strong bots without offers
+    or counters: the levels the ablation measures negotiation against (docs/bots.md)."""
+    budget = Budget(iterations=2, seconds=5.0, candidates=3, horizon=4, clock="cpu")
+    offered = 0
+    for seat in range(6):
+        state = engine.new_game("four_empires", FOUR, 3)
+        state["diplo"]["pos"] = seat
+        if engine.pending(state)[0]["seat"] != seat:
+            continue
+        legal = engine.legal_actions(state, seat)
+        view = engine.view(state, seat)
+        standard = choose_action("standard", view, legal, random.Random(seat))
+        offered += standard["type"] == "offer"
+        quiet = choose_action("silent", view, legal, random.Random(seat))
+        assert quiet["type"] != "offer"
+        searched = choose_action(
+            "strong_silent", view, legal, random.Random(seat), state=state, budget=budget
+        )
+        assert searched["type"] != "offer"
+    assert offered, "no Standard bot made an offer: the test no longer tests anything"
