@@ -156,10 +156,17 @@ def send(factory: sessionmaker[Session], settings: Settings, jobs: list[Job]) ->
 def prompt_started(game: Game, deadline_iso: str, seat: int | None = None) -> datetime:
     """When a decision began: the seat's clock started then (app/services/clocks.py);
     for a row without it, its deadline minus the pace's bank."""
-    since = ((game.clocks or {}).get("since") or {}).get(str(seat))
+    return decision_started(game.pace, game.clocks, deadline_iso, seat)
+
+
+def decision_started(
+    pace: str, game_clocks: dict[str, Any] | None, deadline_iso: str, seat: int | None
+) -> datetime:
+    """`prompt_started` from a game row's columns."""
+    since = ((game_clocks or {}).get("since") or {}).get(str(seat))
     if since:
         return datetime.fromisoformat(since)
-    tc = clocks.control(game.pace)
+    tc = clocks.control(pace)
     return datetime.fromisoformat(deadline_iso) - timedelta(seconds=tc.start if tc else 0)
 
 
@@ -431,13 +438,38 @@ def claim_queued(db: Session, row_id: int, settings: Settings) -> list[Job]:
 
 
 def candidate_games(db: Session, now: datetime) -> list[int]:
-    """Running games whose oldest pending decision has waited at least TURN_DELAY."""
+    """Running games where a notice may be owed: a decision has waited at least
+    TURN_DELAY, and its person has had no turn notice about the game since it began
+    (nor within PER_GAME_GAP), or the game has a table hook. Read without locks from
+    the rows' clocks and the notices sent: only these games are then locked and looked
+    at again (`claim_game`), not every running game at every pass (at 200 live games,
+    a tenth of the process's time, and a lock each move had to wait for)."""
     cutoffs = [
         (pace, now + timedelta(seconds=clocks.longest(tc)) - TURN_DELAY)
         for pace, tc in lobby.PACES.items()
         if tc is not None  # a game with no clock has no deadline
     ]
-    return notices.games_waiting(db, cutoffs)
+    waiting: dict[int, list[tuple[int, datetime]]] = {}
+    hooked: set[int] = set()
+    for game_id, pace, deadlines, game_clocks, hook in notices.games_waiting(db, cutoffs):
+        for key, deadline in (deadlines or {}).items():
+            if deadline is None:
+                continue
+            started = decision_started(pace, game_clocks, deadline, int(key))
+            if now - started >= TURN_DELAY:
+                waiting.setdefault(game_id, []).append((int(key), started))
+        if hook and game_id in waiting:
+            hooked.add(game_id)
+    last = notices.last_turn_notices(db, sorted(set(waiting) - hooked))
+    owed = set(hooked)
+    for game_id, seats in waiting.items():
+        for seat, started in seats:
+            user_id, sent = last.get((game_id, seat), (None, None))
+            if user_id is None and game_id not in hooked:
+                continue  # a bot's seat, or an empty one
+            if sent is None or (sent < started and now - sent >= PER_GAME_GAP):
+                owed.add(game_id)
+    return sorted(owed)
 
 
 # --------------------------------------------------------------------------- digests

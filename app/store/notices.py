@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.store.models import Game, Notification, User
+from app.store.models import Game, Notification, Seat, User
 
 
 def last_sent(db: Session, user_id: int, game_id: int, kind: str) -> datetime | None:
@@ -40,17 +41,36 @@ def queued(db: Session, limit: int) -> list[int]:
     )
 
 
-def games_waiting(db: Session, cutoffs: Sequence[tuple[str, datetime]]) -> list[int]:
+def games_waiting(
+    db: Session, cutoffs: Sequence[tuple[str, datetime]]
+) -> list[tuple[int, str, dict[str, Any] | None, dict[str, Any] | None, bool]]:
     """The running games with a deadline at or before the cutoff of their pace:
-    `cutoffs` holds (pace, latest next deadline)."""
+    `cutoffs` holds (pace, latest next deadline). Each as (id, pace, deadlines, clocks,
+    whether it has a table hook), read without a lock."""
     old_enough = [(Game.pace == pace) & (Game.next_deadline <= cutoff) for pace, cutoff in cutoffs]
-    return list(
-        db.scalars(
-            select(Game.id).where(
-                Game.status == "active", Game.next_deadline.is_not(None), or_(*old_enough)
-            )
-        )
+    rows = db.execute(
+        select(
+            Game.id, Game.pace, Game.deadlines, Game.clocks, Game.webhook_url.is_not(None)
+        ).where(Game.status == "active", Game.next_deadline.is_not(None), or_(*old_enough))
     )
+    return [(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+
+
+def last_turn_notices(
+    db: Session, game_ids: Sequence[int]
+) -> dict[tuple[int, int], tuple[int | None, datetime | None]]:
+    """(game, seat index) -> (the seat's person, when she was last sent a turn notice
+    about that game), for every seat of `game_ids`."""
+    if not game_ids:
+        return {}
+    sent = (Notification.user_id == Seat.user_id) & (Notification.game_id == Seat.game_id)
+    rows = db.execute(
+        select(Seat.game_id, Seat.index, Seat.user_id, func.max(Notification.created_at))
+        .outerjoin(Notification, sent & (Notification.kind == "turn"))
+        .where(Seat.game_id.in_(list(game_ids)))
+        .group_by(Seat.game_id, Seat.index, Seat.user_id)
+    )
+    return {(r[0], r[1]): (r[2], r[3]) for r in rows}
 
 
 def digest_users(db: Session, now: datetime, every: timedelta) -> list[int]:

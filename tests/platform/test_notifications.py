@@ -365,3 +365,27 @@ def test_no_mail_is_sent_anywhere_without_smtp_or_sink() -> None:
         notifications.send_email(settings, "a@example.org", "s", "b")
     # An SMTP server, when set, wins over the sink.
     assert not Settings(smtp_host="mail.example", mail_sink="x").mail_sink_active
+
+
+def test_only_games_owed_a_notice_are_locked_and_looked_at(
+    factory: sessionmaker[Session], smtp: tuple[Mailbox, int]
+) -> None:
+    """The notice loop reads the running games' clocks without locks and claims only
+    those where a notice may be owed: not a decision younger than a minute, nor one whose
+    person has already heard of it (the lock and load of every running game at every
+    pass cost a tenth of a busy process's time, and each lock held a move up)."""
+    _box, port = smtp
+    settings = settings_for(port)
+    gid = start_game(factory, "")
+    with factory() as db:
+        game = db.get(Game, gid)
+        assert game is not None
+        (seat_key, deadline), *_ = game.deadlines.items()
+        started = notifications.prompt_started(game, deadline)
+        assert notifications.candidate_games(db, started + timedelta(seconds=30)) == []
+        assert notifications.candidate_games(db, started + timedelta(minutes=2)) == [gid]
+    assert notifications.run_once(factory, settings, started + timedelta(minutes=2)) == 1
+    with factory() as db:
+        # told: no longer a candidate, for this decision or within the hour
+        assert notifications.candidate_games(db, started + timedelta(minutes=3)) == []
+        assert notifications.candidate_games(db, started + timedelta(minutes=200)) == []
