@@ -44,7 +44,7 @@ SHOW_AFTER_S = 10.0
 #: gone this long on the live pace, owing a decision: a stand-in plays (issue 40)
 GONE_AFTER_S = 60.0
 #: the paces on which a closed tab hands the seat to a stand-in
-STAND_IN_PACES = frozenset({"live"})
+STAND_IN_PACES = store.HANDS_OVER
 
 
 def arrived(
@@ -98,9 +98,9 @@ def sweep(factory: sessionmaker[Session], now: datetime | None = None) -> list[i
         store.forget_ended(db)
         db.commit()
     changed: list[int] = []
-    for game_id, user_id, since in gone:
-        if (now - since).total_seconds() < SHOW_AFTER_S:
-            continue
+    for game_id, user_id, since, settled in gone:
+        if settled or (now - since).total_seconds() < SHOW_AFTER_S:
+            continue  # settled: shown gone, and nothing more to do until she is back
         with factory() as db:
             if _judge(db, game_id, user_id, since, now) and game_id not in changed:
                 changed.append(game_id)

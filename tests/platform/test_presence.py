@@ -156,6 +156,30 @@ def test_the_daily_pace_shows_gone_but_keeps_her_bank(factory: sessionmaker[Sess
     assert str(owing) in game.clocks["gone"] and not seat_of(game, owing).standin
 
 
+def test_a_person_shown_gone_with_nothing_more_to_do_is_not_looked_at_again(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the table shows her gone on a pace that hands no seat over, the sweep takes
+    no lock of her game at each pass (a site's idle daily games would each cost one every
+    few seconds, for as long as they last); her return is seen as before."""
+    gid, users = three_friends(factory, pace="daily")
+    _, state = load(factory, gid)
+    owing = min(p["seat"] for p in engine.pending(state) if p["seat"] in users)
+    t0 = datetime.now().astimezone()
+    call(factory, presence.arrived, gid, users[owing], "p1", t0)
+    call(factory, presence.departed, gid, users[owing], "p1", t0)
+    judged: list[int] = []
+    judge = presence._judge
+    monkeypatch.setattr(presence, "_judge", lambda db, g, *a: judged.append(g) or judge(db, g, *a))
+    assert presence.sweep(factory, t0 + timedelta(minutes=1)) == [gid] and judged == [gid]
+    for later in (2, 30, 600):
+        assert presence.sweep(factory, t0 + timedelta(minutes=later)) == []
+    assert judged == [gid]
+    call(factory, presence.arrived, gid, users[owing], "p1", t0 + timedelta(hours=1))
+    game, _ = load(factory, gid)
+    assert str(owing) not in game.clocks["gone"]
+
+
 def test_the_table_hands_over_only_the_gone_or_the_slow(factory: sessionmaker[Session]) -> None:
     gid, users = three_friends(factory)
     _, state = load(factory, gid)
