@@ -134,36 +134,35 @@ class Mailbox:
 
 
 class Flag:
-    """Set once, awaited by one task (a socket's session waits for its drop): an
-    ``asyncio.Event`` without the deque it keeps for many waiters."""
+    """Set once, and told to one callback (a socket's session learns of its drop):
+    neither an ``asyncio.Event`` with its deque of waiters nor a task awaiting it."""
 
-    __slots__ = ("_set", "_waiter")
+    __slots__ = ("_set", "_then")
 
     def __init__(self) -> None:
         self._set = False
-        self._waiter: asyncio.Future[None] | None = None
+        self._then: Callable[[], None] | None = None
 
     def set(self) -> None:
         self._set = True
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def is_set(self) -> bool:
         return self._set
 
-    async def wait(self) -> None:
-        if self._set:
-            return
-        self._waiter = asyncio.get_running_loop().create_future()
-        try:
-            await self._waiter
-        finally:
-            self._waiter = None
+    def then(self, callback: Callable[[], None] | None) -> None:
+        """Call `callback` once when set (at once if it is); None: forget it."""
+        if self._set and callback is not None:
+            callback()
+        else:
+            self._then = callback
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Connection:
-    """One websocket as the hub sees it."""
+    """One websocket as the hub sees it (slots: no ``__dict__`` for each socket)."""
 
     game_id: int
     user_id: int | None
