@@ -170,7 +170,12 @@ def test_a_person_shown_gone_with_nothing_more_to_do_is_not_looked_at_again(
     call(factory, presence.departed, gid, users[owing], "p1", t0)
     judged: list[int] = []
     judge = presence._judge
-    monkeypatch.setattr(presence, "_judge", lambda db, g, *a: judged.append(g) or judge(db, g, *a))
+
+    def counted(db: Session, game_id: int, *rest: Any) -> bool:
+        judged.append(game_id)
+        return judge(db, game_id, *rest)
+
+    monkeypatch.setattr(presence, "_judge", counted)
     assert presence.sweep(factory, t0 + timedelta(minutes=1)) == [gid] and judged == [gid]
     for later in (2, 30, 600):
         assert presence.sweep(factory, t0 + timedelta(minutes=later)) == []
