@@ -1,13 +1,18 @@
 """The cost of one push: rendering a version's update for every seat and a spectator.
 
     python bench/render.py [--scenario four_empires] [--samples 8] [--repeats 20] [--json]
+                           [--versions 400]
 
 What the realtime hub does in its pool for each committed version (app/realtime/render.py):
 the shared part (the game's fields, the prompts, the public view, encoded once), then
 each seat's message (its own part spliced in, its legal actions, its events). States
 are sampled along one game played by random legal moves (``--samples`` of them); each
 is rendered ``--repeats`` times and the best time kept. Prints the mean over the
-samples of that best, in milliseconds, and its parts. Asserts nothing about speed.
+samples of that best, in milliseconds, and its parts. Then, as the hub pushes a live
+game, ``--versions`` successive versions of one game (its moves the fan-out bench's cheap
+choices: draws, passes, dismissals) each rendered for the six seats and a spectator as
+patches against the one before (``push_patched_ms``, CPU per version, and the bytes a
+version sends). Asserts nothing about speed.
 """
 
 from __future__ import annotations
@@ -45,12 +50,69 @@ def sampled_states(scenario: str, samples: int, seed: int = 7) -> list[dict[str,
     return seen[step // 2 :: step][:samples]
 
 
-def frame_of(state: dict[str, Any]) -> gamelog.Frame:
+#: the fan-out bench's cheap choices (bench/ws_fanout.py, ``PREFERRED``)
+CHEAP = ("pass", "choose_slot", "draw", "dismiss", "end_turn", "decline", "tax")
+
+
+def cheap_game(scenario: str, versions: int, seed: int = 7) -> list[dict[str, Any]]:
+    """Successive states of one game played by the fan-out bench's choices."""
+    powers = scenario_catalogue()[scenario]
+    state = engine.new_game(scenario, powers, seed)
+    rng = random.Random(seed)
+    rank = {kind: i for i, kind in enumerate(CHEAP)}
+    seen: list[dict[str, Any]] = []
+    for _ in range(versions):
+        prompts = engine.pending(state)
+        if not prompts or state["over"]:
+            break
+        seat = prompts[0]["seat"]
+        legal = engine.legal_actions(state, seat)
+        ranked = [a for a in legal if a["type"] in rank or a.get("move") in rank]
+        best = min(
+            ranked,
+            key=lambda a: min(rank.get(a["type"], 99), rank.get(a.get("move"), 99)),
+            default=None,
+        )
+        state, _ = engine.apply(state, seat, best if best is not None else rng.choice(legal))
+        engine.freeze(state)
+        seen.append(state)
+    return seen
+
+
+def patched(scenario: str, versions: int) -> dict[str, Any]:
+    """CPU per version of a push as patches along one game, and its bytes."""
+    states = cheap_game(scenario, versions)
+    seats: list[int | None] = [None, *range(len(states[0]["players"]))]
+
+    def run() -> int:
+        base = None
+        sent = 0
+        for version, state in enumerate(states, 1):
+            rendered = Rendered(frame_of(state, version), [], 1.0)
+            for seat in seats:
+                sent += len(rendered.text(seat, 0, base)[0])
+            base = rendered.base(set(seats))
+        return sent
+
+    run()  # the engine's memo of each state's legal actions, as the submit leaves it
+    best, sent = float("inf"), 0
+    for _ in range(3):
+        start = time.process_time()
+        sent = run()
+        best = min(best, time.process_time() - start)
+    return {
+        "versions": len(states),
+        "push_patched_ms": round(best * 1000 / len(states), 3),
+        "push_patched_kb": round(sent / len(states) / 1024, 2),
+    }
+
+
+def frame_of(state: dict[str, Any], version: int = 9) -> gamelog.Frame:
     seats = [{"index": i, "standin": None} for i in range(len(state["players"]))]
     fields = {"game_id": 1, "status": "active", "seats": seats, "public": True}
     return gamelog.Frame(
         game_id=1,
-        version=9,
+        version=version,
         state=state,
         fields=fields,
         deadlines={},
@@ -106,9 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenario", default="four_empires", choices=list(scenario_catalogue()))
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--versions", type=int, default=400)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     result = measure(args.scenario, args.samples, args.repeats)
+    result.update(patched(args.scenario, args.versions))
     if args.json:
         print(json.dumps(result))
     else:
@@ -116,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{result['scenario']}: one version for {result['seats']} seats and a spectator "
             f"{result['push_ms']} ms (public view encoded {result['public_view_encoded_ms']} ms, "
             f"a seat's own part {result['private_view_per_seat_ms']} ms), "
-            f"mean of {result['samples']} sampled states"
+            f"mean of {result['samples']} sampled states; as patches along one game, "
+            f"{result['push_patched_ms']} ms CPU and {result['push_patched_kb']} KB a version "
+            f"over {result['versions']} versions"
         )
     return 0
 
