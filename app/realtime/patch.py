@@ -291,6 +291,7 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
     # they are the same scalars of the same types (1 is not True, 0.0 not -0.0).
     prev: tuple[Any, ...] | None = None
     prev_types: tuple[type, ...] = ()
+    all_str = False
     leaf: list[Any] = []
     for action in actions:
         if type(action) is not dict or not action:
@@ -299,7 +300,7 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
         values = tuple(action.values())
         inner = values[:-1]
         final = values[-1]
-        if keys == last and inner == prev and tuple(map(type, inner)) == prev_types:
+        if keys == last and inner == prev and (all_str or tuple(map(type, inner)) == prev_types):
             kind = type(final)
             vi = strs.get(final) if kind is str else ints.get(final) if kind is int else None
             leaf.append(value_of(final) if vi is None else vi)
@@ -318,8 +319,9 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
         types = tuple(map(type, inner))
         if all(t in _FAST for t in types):
             prev, prev_types = inner, types
+            all_str = all(t is str for t in types)  # equal to them: the same strings
         else:
-            prev, prev_types = None, ()
+            prev, prev_types, all_str = None, (), False
     sizes = [len(k) for k in packer.keysets]
     trie = [[index, _fold(node, sizes[index] - 1)] for index, node in runs]
     keysets = [list(k) for k in packer.keysets]
