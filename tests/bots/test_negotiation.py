@@ -163,10 +163,11 @@ def test_offers_trade_are_sized_to_be_taken_and_never_repeated_after_a_refusal()
         nonlocal repeats
         off = state["grand"]["offer"]
         if action["type"] == "offer" and off is not None:
-            # Judged by the receiver's own view (neutral), the bundle is worth taking.
+            # Judged by the receiver's own view (neutral), the bundle gains it (issue 42:
+            # its worth less the offerer's, weighed by the offerer's chance of winning).
             view = engine.view(state, off["to"])
             mine = view["me"]["offer"]
-            worth = Grand(Politics(view)).worth(
+            worth = Grand(Politics(view)).gain(
                 mine["get"], mine["give"], mine["terms"], mine["turns"], off["from"]
             )
             offers.append((off, worth))
@@ -182,7 +183,11 @@ def test_offers_trade_are_sized_to_be_taken_and_never_repeated_after_a_refusal()
         assert not record.errors, record.errors
         assert record.politics["offer_repeats"] == 0
     assert offers
-    assert all(worth > ACCEPT for _, worth in offers), [w for _, w in offers if w <= ACCEPT]
+    # Sized by the offerer's reading of the receiver: a receiver judged from its own seat
+    # mostly gains enough to take it; the rest is where the offerer's own temperament
+    # (peace, faith) weighed its side differently (the refusals issue 42 asks for).
+    short = [w for _, w in offers if w <= ACCEPT]
+    assert len(short) <= 0.2 * len(offers), short
     ceding = [o for o, _ in offers if o["give"]["areas"] or o["get"]["areas"]]
     ceding += [o for o, _ in offers if o["give"]["claims"] or o["get"]["claims"]]
     assert ceding, "no bundle ceded an area or a claim"
