@@ -17,6 +17,7 @@ then reachable from other machines (app/services/mailsink.py).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import ipaddress
 import logging
 import logging.config
@@ -83,7 +84,36 @@ def raise_open_files() -> int:
     return soft
 
 
+#: glibc's malloc arenas a serve process keeps at most, unless MALLOC_ARENA_MAX says
+#: otherwise (as the Dockerfile sets it)
+MALLOC_ARENAS = 2
+#: mallopt's parameter number for the arena limit (glibc's malloc.h)
+_M_ARENA_MAX = -8
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """At most `arenas` glibc malloc arenas in this process and its workers.
+
+    glibc gives each thread that allocates while the others hold theirs an arena of its
+    own, up to eight a core, and keeps what each grew to: the server's threads (the
+    thread pool's sync routes and socket actions, the hub's reloads, the bots) made the
+    resident set tens of KB a live game larger than the heap (docs/performance.md,
+    "Memory"). Set before the threads start: ``mallopt`` for this process, the
+    environment for the workers it starts (glibc reads MALLOC_ARENA_MAX when a process
+    starts). A MALLOC_ARENA_MAX already set is left as it is (glibc applied it); where
+    malloc is not glibc's, nothing happens. Returns whether the limit was set here."""
+    if "MALLOC_ARENA_MAX" in os.environ:
+        return False
+    os.environ["MALLOC_ARENA_MAX"] = str(arenas)
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(_M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):  # no mallopt here (not glibc)
+        return False
+
+
 def main(argv: list[str]) -> int:
+    limit_malloc_arenas()  # first: before any thread allocates
     settings = get_settings()
     parser = argparse.ArgumentParser(prog="imperial-glory serve", description=__doc__)
     parser.add_argument("--host", default=settings.host)
