@@ -84,6 +84,10 @@ def raise_open_files() -> int:
     return soft
 
 
+#: WS_PROTOCOL -> the protocol class serve runs for it: uvicorn's sans-I/O one with
+#: lighter per-socket parts (app/web/ws_protocol.py); others are uvicorn's own
+WS_PROTOCOLS = {"websockets-sansio": "app.web.ws_protocol:LeanWebSocketProtocol"}
+
 #: glibc's malloc arenas a serve process keeps at most, unless MALLOC_ARENA_MAX says
 #: otherwise (as the Dockerfile sets it)
 MALLOC_ARENAS = 2
@@ -171,7 +175,11 @@ def main(argv: list[str]) -> int:
         # permessage-deflate keeps a zlib window per socket (~250 KB each): off unless
         # asked for (settings.ws_compression), see docs/realtime.md.
         "ws_per_message_deflate": settings.ws_compression,
-        "ws": settings.ws_protocol,
+        "ws": WS_PROTOCOLS.get(settings.ws_protocol, settings.ws_protocol),
+        # A socket's liveness is the app's heartbeat (app/realtime/ws.py: a ping every
+        # WS_HEARTBEAT_S, closed with 4408 when nothing was heard for two): uvicorn's
+        # own protocol pings would be a second timer on every socket saying the same.
+        "ws_ping_interval": None,
         # SIGTERM: the app is drained first, then HTTP requests in flight get at most
         # this long (app/web/graceful.py)
         "timeout_graceful_shutdown": max(1, round(settings.shutdown_grace_s)),
