@@ -362,12 +362,53 @@ class Grand:
                     mine *= min(1.0, self.pol.trust.of(other))
                 if mine > 0 and (best is None or mine > best[1]):
                     best = (sized[0], mine)
+        if best is None and len(self.pol.players) == 2:
+            best = self.priced(other, tpl, give, get, terms, turns)
         if best is None:
             return listed, -1.0
         offer, mine = best
         if taken is not None and mine - taken < 0.5:
             return listed, -1.0  # we would take it as it is: not worth haggling
         offer["power"] = listed["power"]
+        return offer, mine
+
+    def priced(
+        self,
+        other: int,
+        tpl: dict[str, Any],
+        give: dict[str, Any],
+        get: dict[str, Any],
+        terms: list[str],
+        turns: int,
+    ) -> tuple[Action, float] | None:
+        """With two powers every bundle is zero-sum to our reading (the partner's gain
+        is our loss whole, ``rival_weight`` 1), so no bundle both sides gain from is
+        ever sized: the offer made to us, with the talents we would need to gain from it
+        asked (or given less), is our price, and the counter says it (20.15). None when
+        the template cannot carry it."""
+        give, get = dict(give), dict(get)
+        keep = bundles.lasting(give, get, terms)
+        lo, hi = (tpl.get("turns") or [1, 1])[:2]
+        turns = max(int(lo), min(int(hi), turns or int(hi))) if keep else 0
+        short = bundles.ACCEPT + bundles.MARGIN - self.gain(give, get, terms, turns, other)
+        if short > 0:
+            talents = math.ceil(short / (TALENT_VALUE * (1.0 + self.rival_weight(other))))
+            cut = min(int(num(give["talents"])), talents)
+            give["talents"] = int(num(give["talents"])) - cut
+            get["talents"] = int(num(get["talents"])) + talents - cut
+        if not bundles.fits(tpl, give, get, terms):
+            return None
+        mine = self.gain(give, get, terms, turns, other)
+        if mine <= bundles.ACCEPT:
+            return None
+        offer = {
+            "type": "offer",
+            "power": None,
+            "give": give,
+            "get": get,
+            "terms": sorted(terms, key=("peace", "non_aggression", "alliance").index),
+            "turns": turns,
+        }
         return offer, mine
 
     def score_offer(self, action: Action) -> float:

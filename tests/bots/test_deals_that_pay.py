@@ -148,3 +148,33 @@ def test_the_silent_ablations_never_offer_where_the_negotiators_do() -> None:
         )
         assert searched["type"] != "offer"
     assert offered, "no Standard bot made an offer: the test no longer tests anything"
+
+
+def test_with_two_powers_a_bot_counters_at_its_price() -> None:
+    """Teaching game: a deal is zero-sum to the bot (``rival_weight`` 1), so no bundle
+    both sides gain from exists; asked for an area for peace alone, it counters with the
+    same area and the talents it would need (``Grand.priced``), a counter that gains it
+    more than the offer it answers."""
+    powers = scenario_catalogue()["teaching"]
+    state = engine.new_game("teaching", powers, 1)
+    rng = random.Random(0)
+    while not any(a["type"] == "offer" for a in engine.legal_actions(state, 0)):
+        seat = engine.pending(state)[0]["seat"]
+        legal = engine.legal_actions(state, seat)
+        state, _ = engine.apply(
+            state, seat, choose_action("standard", engine.view(state, seat), legal, rng)
+        )
+    areas = engine.view(state, 0)["areas"]
+    wanted = sorted(a for a, x in areas.items() if x.get("owner") == 1 and 0 in x["claims"])
+    assert wanted, "the teaching map no longer has a claim across the border"
+    ask = {"type": "offer", "power": powers[1], "give": {}, "terms": ["peace"], "turns": 0}
+    state, _ = engine.apply(state, 0, {**ask, "get": {"areas": wanted[:1]}})
+    grand = Grand(Politics(engine.view(state, 1)))
+    assert grand.rival_weight(0) == 1.0
+    action = _answer(state, 1)
+    assert action["type"] == "offer", action
+    assert action["give"]["areas"] == wanted[:1] and action["get"]["talents"] > 0
+    assert action["terms"] == ["peace"]
+    mine = grand.gain(_side(action["give"]), _side(action["get"]), ["peace"], 0, 0)
+    assert mine > ACCEPT > _gain(state, 1)
+    engine.check(state, 1, action)
