@@ -220,7 +220,8 @@ def test_the_catch_up_on_a_phone_and_a_desktop(
             log_in(page, "alice")
             page.goto(f"/games/{gid}")
             panel = page.locator("#catchup")
-            expect(panel).to_be_visible()
+            # the catch-up is read after the page's first state: slow on a loaded machine
+            expect(panel).to_be_visible(timeout=20_000)
             wait_js(page, "document.querySelectorAll('.outline-layer .since-outline').length > 0")
             page.wait_for_timeout(700)  # the map settles on the changed areas
             data = page.evaluate("window.imperialGlory.meta.catchup")
