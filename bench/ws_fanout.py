@@ -164,8 +164,18 @@ class Server:
     behind nginx)."""
 
     def __init__(
-        self, db: str, workdir: Path, workers: int = 1, spread: bool = False, nginx: int = 0
+        self,
+        db: str,
+        workdir: Path,
+        workers: int = 1,
+        spread: bool = False,
+        nginx: int = 0,
+        cli: list[str] | None = None,
+        start_s: float = 60.0,
     ) -> None:
+        """`cli`: the command line that runs ``imperial-glory`` (default: ``python -m
+        app.cli``; bench/memory.py runs it under tracemalloc), `start_s`: how long it
+        may take to answer."""
         self.db = db
         self.balancer: Any = None
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -206,7 +216,8 @@ class Server:
         for port in ports:
             self.procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1"]
+                    (cli or [sys.executable, "-m", "app.cli"])
+                    + ["serve", "--host", "127.0.0.1"]
                     + ["--port", str(port)]
                     + (["--workers", str(workers)] if workers > 1 else [])
                     + (["--bench-routing"] if spread else []),
@@ -218,7 +229,7 @@ class Server:
                 )
             )
         for port, proc in zip(ports, self.procs, strict=True):
-            self._wait(f"http://127.0.0.1:{port}", proc, workdir)
+            self._wait(f"http://127.0.0.1:{port}", proc, workdir, start_s)
         self.base = f"http://127.0.0.1:{ports[0]}"
         if nginx:
             from balancer import Nginx
@@ -228,8 +239,8 @@ class Server:
             self.base = self.balancer.url
 
     @staticmethod
-    def _wait(base: str, proc: subprocess.Popen[bytes], workdir: Path) -> None:
-        deadline = time.monotonic() + 60
+    def _wait(base: str, proc: subprocess.Popen[bytes], workdir: Path, start_s: float) -> None:
+        deadline = time.monotonic() + start_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError("server exited; see " + str(workdir / "server.log"))
