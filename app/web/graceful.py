@@ -94,7 +94,8 @@ def watchdog(after_s: float) -> threading.Timer:
 
 
 def _websocket(connection: Any) -> bool:
-    return ".websockets." in type(connection).__module__
+    # uvicorn's websocket protocols, and serve's subclass of one (app/web/ws_protocol.py)
+    return any(".websockets." in cls.__module__ for cls in type(connection).__mro__)
 
 
 class GracefulServer(uvicorn.Server):
