@@ -351,16 +351,11 @@ class _Packer:
 
     def value(self, value: Any) -> int:
         kind = type(value)
-        if kind is str:
-            got = self.strs.get(value)
+        if kind is str or kind is int:
+            own: dict[Any, int] = self.strs if kind is str else self.ints
+            got = own.get(value)
             if got is None:
-                got = self.strs[value] = len(self.table)
-                self.table.append(value)
-            return got
-        if kind is int:
-            got = self.ints.get(value)
-            if got is None:
-                got = self.ints[value] = len(self.table)
+                got = own[value] = len(self.table)
                 self.table.append(value)
             return got
         ident: Any = (kind, value) if kind in _SCALARS else dumps(value)

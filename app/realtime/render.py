@@ -231,7 +231,7 @@ class Rendered:
         inputs: int | None = None
         legal: list[Any] = []
         if seat is not None and state is not None:
-            inputs = hash((self._shared_inputs(), hash(dumps(self._records()[seat]))))
+            inputs = self._inputs(seat)
             mine = next((s for s in frame.fields.get("seats", []) if s["index"] == seat), None)
             if frame.fields.get("status") == "active" and mine and not mine.get("standin"):
                 legal = engine.legal_actions(state, seat)
@@ -239,16 +239,13 @@ class Rendered:
         made = self._seats[seat] = _Seat(dumps(seat), inputs, dumps(legal), undo, legal)
         return made
 
-    def _shared_inputs(self) -> int:
-        """The hash of what every seat's private view is made from (once per version)."""
+    def _inputs(self, seat: int) -> int:
+        """The hash of what `seat`'s private view is made from: every seat's part hashed
+        once per version, and the seat's own."""
         if self._every is None:
             shared, self._own = engine.private_inputs(self.frame.state)
             self._every = hash(dumps(shared))
-        return self._every
-
-    def _records(self) -> list[Any]:
-        self._shared_inputs()
-        return self._own
+        return hash((self._every, hash(dumps(self._own[seat]))))
 
     def _private(self, seat: int | None, mine: _Seat) -> bytes:
         """The seat's private view, encoded (built on first need)."""
