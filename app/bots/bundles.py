@@ -44,6 +44,21 @@ def lasting(give: dict[str, Any], get: dict[str, Any], terms: list[str]) -> bool
     )
 
 
+def as_offer(
+    give: dict[str, Any], get: dict[str, Any], terms: list[str], turns: int
+) -> dict[str, Any]:
+    """An offer action of these sides (its power left to the caller), the terms in the
+    engine's order."""
+    return {
+        "type": "offer",
+        "power": None,
+        "give": give,
+        "get": get,
+        "terms": sorted(terms, key=("peace", "non_aggression", "alliance").index),
+        "turns": turns,
+    }
+
+
 def fits(tpl: dict[str, Any], give: dict[str, Any], get: dict[str, Any], terms: list[str]) -> bool:
     """Within the template's ranges (20.11-20.13), and not empty."""
     for side, lim in ((give, tpl.get("give") or {}), (get, tpl.get("get") or {})):
@@ -118,14 +133,7 @@ def size(
     mine, theirs = gains()
     if mine <= 0.0 or theirs < need:
         return None
-    offer = {
-        "type": "offer",
-        "power": None,
-        "give": give,
-        "get": get,
-        "terms": sorted(terms, key=("peace", "non_aggression", "alliance").index),
-        "turns": turns,
-    }
+    offer = as_offer(give, get, terms, turns)
     return offer, mine, theirs
 
 

@@ -401,14 +401,7 @@ class Grand:
         mine = self.gain(give, get, terms, turns, other)
         if mine <= bundles.ACCEPT:
             return None
-        offer = {
-            "type": "offer",
-            "power": None,
-            "give": give,
-            "get": get,
-            "terms": sorted(terms, key=("peace", "non_aggression", "alliance").index),
-            "turns": turns,
-        }
+        offer = bundles.as_offer(give, get, terms, turns)
         return offer, mine
 
     def score_offer(self, action: Action) -> float:
