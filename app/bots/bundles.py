@@ -4,9 +4,10 @@ standard bot makes, and how it sizes them.
 A bundle is worth something to each side (``Grand.worth``, in the evaluation's
 units). The bot builds a few candidate bundles for a power from what the listed
 template allows: terms (peace, non-aggression, an alliance with a trusted partner
-against the leader), claims swapped where the area's owner values a claim more
-than its holder (26.1: a claim to an owned area scores), a border area ceded for
-peace when losing a war, an area bought where we hold its claim, and pledged votes.
+against the leader), claims swapped where the area's owner, or the power beside it, values a
+claim more than its holder (26.1: a claim to an owned area scores), a border area ceded for
+peace when losing a war and asked for peace when winning one, an area bought where we
+hold its claim (for talents, a pact or pledged votes), and pledged votes.
 It then values each from both sides (the other side by our own rules, from that
 seat's public view: ``Politics.as_seat``) and moves talents across (never tribute:
 it cannot see whether it could pay it, 20.12) so that the other side keeps
@@ -137,6 +138,13 @@ def size(
     return offer, mine, theirs
 
 
+def _towards(claims: list[str], taker: Grand, holder: Grand) -> list[str]:
+    """Of ``claims`` (the holder's), at most two worth more to the taker than to the
+    holder, the widest difference first."""
+    gaps = [(holder.claim_worth(a) - taker.claim_worth(a), a) for a in claims]
+    return [a for gap, a in sorted(gaps) if gap < 0][:2]
+
+
 def candidates(
     grand: Grand, other: int, tpl: dict[str, Any]
 ) -> list[tuple[dict[str, Any], dict[str, Any], list[str], int]]:
@@ -144,11 +152,12 @@ def candidates(
     pol = grand.pol
     allowed = list(tpl.get("terms") or [])
     hi = int((tpl.get("turns") or [1, 1])[-1])
-    mine, theirs = set(pol.held(grand.seat)), set(pol.held(other))
     give_lim, get_lim = tpl.get("give") or {}, tpl.get("get") or {}
-    # 26.1: a claim scores for the area's owner; swap claims towards the owners.
-    ask_claims = sorted(a for a in get_lim.get("claims") or [] if a in mine)[:2]
-    sell_claims = sorted(a for a in give_lim.get("claims") or [] if a in theirs)[:2]
+    # 26.1: a claim scores for the area's owner, and is likelier to for the power beside
+    # the area (``Grand.claim_worth``): swap claims towards whoever values them more.
+    mirror = grand.mirror(other)
+    ask_claims = _towards(get_lim.get("claims") or [], grand, mirror)
+    sell_claims = _towards(give_lim.get("claims") or [], mirror, grand)
     at_war = pol.at_war_with(other)
     near = pol.neighbours(other)
     out: list[tuple[dict[str, Any], dict[str, Any], list[str], int]] = []
@@ -181,8 +190,23 @@ def candidates(
             give["areas"] = [border[0]]
             out.append((give, empty(), ["peace"], 0))
     claimed = grand.claimed_of(get_lim.get("areas") or [])
+    if at_war and "peace" in allowed and pol.bloc_strength(grand.seat) > pol.bloc_strength(other):
+        # Winning a war: an area of theirs for peace (20.11), one we claim first, else
+        # the border area they would give up most easily.
+        wanted = claimed or mirror.border_areas(get_lim.get("areas") or [], grand.seat)
+        if wanted:
+            get = empty()
+            get["areas"] = [wanted[0]]
+            out.append((empty(), get, ["peace"], 0))
     if claimed and not at_war:
-        get = empty()
-        get["areas"] = [claimed[0]]  # an area we hold the claim to, bought
-        out.append((empty(), get, [], 0))
+        # An area we hold the claim to, bought: for talents, and where our treasury
+        # cannot pay its price, for a pact or our pledged votes as well (issue 42: what
+        # the buyer has to give is rarely the talents an area costs).
+        for terms, turns in [([], 0), *treaty]:
+            get = empty()
+            get["areas"] = [claimed[0]]
+            out.append((empty(), get, terms, turns))
+        give, get = empty(), empty()
+        give["votes"], get["areas"] = True, [claimed[0]]
+        out.append((give, get, [], hi))
     return out

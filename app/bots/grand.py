@@ -8,7 +8,7 @@ of ``evaluate.py``.
 
 - **A bundle's worth**: talents at ``TALENT_VALUE``; an area at its population
   (+2 with our claim, +3 for a court); a claim at 2 when we own the area, else
-  0.5; tribute as talents over its turns; pledged votes a little; peace,
+  2 times the chance we take it (``claim_worth``, from the board); tribute as talents over its turns; pledged votes a little; peace,
   non-aggression and alliance by the balance of strength: worth the border we
   would risk to a stronger neighbour, costly when we are the stronger one and
   eye its border.
@@ -41,7 +41,17 @@ Action = dict[str, Any]
 TALENT_VALUE = 0.22
 VOTES_VALUE = 0.25  # a partner's pledged votes, per game turn
 CLAIM_OWNED_VALUE = 2.0  # 26.1: an owned area with our claim scores 2 more
-CLAIM_VALUE = 0.5
+# A claim to an area its holder does not own scores only once the holder takes it: it is
+# worth CLAIM_OWNED_VALUE times the chance of that, read from the board (issue 42). An
+# independent area is likelier taken the more of the holder's areas border it; another
+# power's area by a holder stronger than that power, and likelier still at war with it;
+# an area out of reach hardly at all. So a claim is worth more to the power best placed
+# to take the area than to its holder, and handing it over is a deal both sides gain from.
+CLAIM_REACH_FREE = 0.2  # an independent area, per area of the holder's bordering it
+CLAIM_REACH_HELD = 0.15  # another power's area, at even strength
+CLAIM_REACH_WAR = 2.0  # ... times this while at war with its owner
+CLAIM_REACH_MAX = 0.6
+CLAIM_REACH_FAR = 0.05
 ACCURSED_BASE = 2.0  # 22.11: -2 on every rating and +2 on every rebellion value
 ACCURSED_PER_TURN = 1.0
 SAFETY_SHARE = 0.35  # of the border a stronger neighbour could take from us
@@ -240,12 +250,8 @@ class Grand:
         value += TALENT_VALUE * turns * (num(theirs["per_turn"]) - num(mine["per_turn"]))
         value -= sum(self.area_worth(a) + self._court_extra(a) for a in mine["areas"])
         value += sum(self.area_worth(a) for a in theirs["areas"])
-        for a in theirs["claims"]:
-            row = self.pol.areas.get(a) or {}
-            value += CLAIM_OWNED_VALUE if row.get("owner") == self.seat else CLAIM_VALUE
-        for a in mine["claims"]:
-            row = self.pol.areas.get(a) or {}
-            value -= CLAIM_OWNED_VALUE if row.get("owner") == self.seat else CLAIM_VALUE
+        value += sum(self.claim_worth(a) for a in theirs["claims"])
+        value -= sum(self.claim_worth(a) for a in mine["claims"])
         if theirs["votes"] or "alliance" in terms:
             value += VOTES_VALUE * turns
         if mine["votes"] or "alliance" in terms:
@@ -256,6 +262,29 @@ class Grand:
         elif "peace" in terms:
             value += self.peace_worth(other) * 0.6
         return value
+
+    def claim_worth(self, area: Any) -> float:
+        """What a claim to ``area`` is worth to us (26.1): 2 when we own the area, else 2
+        times the chance we come to own it (``CLAIM_REACH_*``): how many of our areas
+        border it, and for another power's area how our strength compares with that
+        power's and whether we are at war with it."""
+        row = self.pol.areas.get(area) if isinstance(area, str) else None
+        owner = row.get("owner") if isinstance(row, dict) else None
+        if owner == self.seat:
+            return CLAIM_OWNED_VALUE
+        near, _, _ = area_map()
+        border = len(near.get(str(area), frozenset()).intersection(self.pol.held(self.seat)))
+        if not border:
+            return CLAIM_OWNED_VALUE * CLAIM_REACH_FAR
+        if isinstance(owner, int):
+            pol = self.pol
+            ratio = pol.bloc_strength(self.seat) / max(1.0, pol.bloc_strength(owner))
+            reach = CLAIM_REACH_HELD * min(2.0, ratio)
+            if pol.at_war_with(owner):
+                reach *= CLAIM_REACH_WAR
+        else:
+            reach = CLAIM_REACH_FREE * border
+        return CLAIM_OWNED_VALUE * max(CLAIM_REACH_FAR, min(CLAIM_REACH_MAX, reach))
 
     def _court_extra(self, area: Any) -> float:
         p = self.pol.players[self.seat] if 0 <= self.seat < len(self.pol.players) else {}
