@@ -10,7 +10,8 @@ from app.balance.stats import mean, percentile, wilson
 
 
 def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
-    """Win rates with 95% intervals, scores, busts, length, comeback and margin."""
+    """Win rates with 95% intervals, scores, busts, length, comeback and margin, and the
+    bots' diplomacy a game (``politics_mean``, ``openings``: docs/bots.md)."""
     ok = [g for g in games if g.error is None]
     powers = sorted(games[0].powers) if games else []  # by name: the same games, the same report
     n = len(powers)
@@ -44,6 +45,10 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
     led = [g for g in ok if g.midpoint_leader is not None]
     minutes = [g.live_seconds / 60 for g in ok]
     fair = 1 / n if n else 0.0
+    keys = sorted({k for g in ok for k in g.politics})
+    politics = {k: mean([float(g.politics.get(k, 0)) for g in ok]) for k in keys}
+    seen = Counter(g.opening for g in ok)
+    top = seen.most_common(1)[0][1] if seen else 0
     return {
         "games": len(games),
         "errors": len(games) - len(ok),
@@ -65,4 +70,7 @@ def scenario_figures(games: list[GameSummary]) -> dict[str, Any]:
         "mean_margin": mean([g.margin for g in ok]),
         "median_margin": percentile([g.margin for g in ok], 50),
         "no_winner": sum(1 for g in ok if g.winner is None),
+        # the bots' census, as ``simulate --json`` prints it for the same games
+        "politics_mean": politics,
+        "openings": {"distinct": len(seen), "top_share": round(top / len(ok), 4) if ok else 0.0},
     }

@@ -39,6 +39,10 @@ class GameSummary:
     live_seconds: float = 0.0
     midpoint_leader: str | None = None
     error: str | None = None
+    #: the game's diplomacy as ``simulate`` counts it (``runner.POLITICS``) and its
+    #: opening, so that one run gives the powers' balance and the bots' census
+    politics: dict[str, int] = field(default_factory=dict)
+    opening: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def margin(self) -> float:
@@ -115,6 +119,8 @@ def play(job: Job) -> GameSummary:
     summary.busts = record.busts
     summary.actions = record.actions
     summary.live_seconds = float(last["seconds"])
+    summary.politics = dict(record.politics)
+    summary.opening = record.opening
     if record.errors:
         summary.error = record.errors[0][:2000]
         return summary

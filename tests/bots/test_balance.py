@@ -116,6 +116,10 @@ def test_a_mix_of_levels_is_written_as_the_tournament_writes_it(
     result = json.loads(capsys.readouterr().out)
     assert result["bots"] == "novice,standard"
     assert result["scenarios"]["teaching"]["games"] == 2
+    # The same run is the bots' census of these games, as simulate --json counts it.
+    census = result["scenarios"]["teaching"]
+    assert {"offers_made", "offers_with_area_or_claim"} <= set(census["politics_mean"])
+    assert census["openings"]["distinct"] >= 1
     # The Strong seat of a measurement thinks by CPU time, whatever else the machine does.
     assert MEASURE_BUDGET.clock == "cpu"
 
