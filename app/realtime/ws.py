@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -54,6 +55,7 @@ import anyio
 import anyio.to_thread
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import realtime
 from app.config import is_trusted, trusted_networks
@@ -157,12 +159,31 @@ async def game_socket(websocket: WebSocket) -> None:
         _forget(open_by_address, address)
 
 
-# A plain Starlette route, not FastAPI's ``router.websocket``: FastAPI's runs the
-# endpoint inside its dependency solver and two ``AsyncExitStack`` of its own, which a
-# socket then holds open for as long as it lives (~6 KB a socket, a sixth of what each
-# costs). Only digits match ``{game_id:int}``: any other path is refused before the
-# handshake (HTTP 403), as FastAPI's validation of ``game_id: int`` refused it.
-router.add_websocket_route("/ws/games/{game_id:int}", game_socket, name="game_socket")
+#: the game socket's path: digits only, as Starlette's ``{game_id:int}`` matched them
+SOCKET_PATH = re.compile(r"/ws/games/([0-9]+)")
+
+
+class GameSockets:
+    """Pure ASGI middleware, the outermost of the app's own (``create_app``): a
+    websocket to ``/ws/games/{id}`` goes straight to ``game_socket``; anything else
+    goes on. Not a route: a socket holds every frame between the server and its
+    handler for as long as it lives, and the app's HTTP middleware, the exception
+    middleware, the router, the route and its session wrapper are ~1 KB each of a
+    socket's memory, with nothing to do for it (they pass a websocket on untouched).
+    Any other websocket path reaches the router, which has no such route and refuses
+    it before the handshake (HTTP 403)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            matched = SOCKET_PATH.fullmatch(scope["path"])
+            if matched is not None:
+                scope["path_params"] = {"game_id": int(matched.group(1))}
+                await game_socket(WebSocket(scope, receive, send))
+                return
+        await self.app(scope, receive, send)
 
 
 #: open sockets per user (None: spectators, counted by address only) and per address

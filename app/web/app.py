@@ -28,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings, get_settings
+from app.realtime.ws import GameSockets
 from app.realtime.ws import router as realtime_router
 from app.services import (
     accounts,
@@ -294,7 +295,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_middleware(BodyLimits)
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(HttpMetrics)  # outermost: counts every answer as sent
+    app.add_middleware(HttpMetrics)  # outermost of HTTP's: counts every answer as sent
+    app.add_middleware(GameSockets)  # /ws/games/{id} straight to its handler
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(health.router)
     app.include_router(play_api.router)  # first: the routes of every move
@@ -305,7 +307,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(moderation.pages)  # the same in forms, and /admin
     app.include_router(notices.router)  # a table's hook, test notices, /dev/mail
     app.include_router(play_pages.router)  # the game page and /rules
-    app.include_router(realtime_router)  # /ws/games/{id}; its lifespan runs the realtime hub
+    app.include_router(realtime_router)  # its lifespan runs the realtime hub
     app.include_router(metrics_router)  # /metrics; its lifespan samples the pool
     if settings.bench_accounts:  # benchmarks only: absent (404) unless BENCH_ACCOUNTS
         app.include_router(bench.router)
