@@ -285,43 +285,52 @@ def pack_actions(actions: list[Any]) -> dict[str, Any] | None:
     strs, ints = packer.strs, packer.ints
     runs: list[list[Any]] = []
     last: tuple[Any, ...] | None = None
-    # The branch the last action took, to where its last value was put: an action whose
-    # keys and other values are those of the one before it (the talents an endeavour
-    # may take) goes there at once. Its values then come to the same indices only if
-    # they are the same scalars of the same types (1 is not True, 0.0 not -0.0).
-    prev: tuple[Any, ...] | None = None
-    prev_types: tuple[type, ...] = ()
-    all_str = False
-    leaf: list[Any] = []
+    # The path the last action took: its values, and the trie node at each level of it.
+    # An action with the same keys goes down the levels it shares with the last one at
+    # once and branches where it differs (an endeavour's talents, then its option). A
+    # value is shared only when it is the same plain scalar of the same type: then it has
+    # the same index (1 is not True, 0.0 not -0.0); any other value goes by its index.
+    prev: tuple[Any, ...] = ()
+    nodes: list[list[Any]] = []
     for action in actions:
         if type(action) is not dict or not action:
             return None
         keys = tuple(action)
         values = tuple(action.values())
-        inner = values[:-1]
-        final = values[-1]
-        if keys == last and inner == prev and (all_str or tuple(map(type, inner)) == prev_types):
-            kind = type(final)
-            vi = strs.get(final) if kind is str else ints.get(final) if kind is int else None
-            leaf.append(value_of(final) if vi is None else vi)
-            continue
+        n = len(values) - 1
+        depth = 0
         if keys != last:
             runs.append([packer.keys(keys), []])
             last = keys
-        node = runs[-1][1]
-        for value in inner:
-            at = value_of(value)
-            if not node or node[-1][0] != at:
-                node.append([at, []])
-            node = node[-1][1]
-        node.append(value_of(final))
-        leaf = node
-        types = tuple(map(type, inner))
-        if all(t in _FAST for t in types):
-            prev, prev_types = inner, types
-            all_str = all(t is str for t in types)  # equal to them: the same strings
+            nodes = [runs[-1][1]]
         else:
-            prev, prev_types, all_str = None, (), False
+            for a, b in zip(values, prev, strict=True):  # the same keys
+                if a is b or (a == b and type(a) is type(b) and type(a) in _FAST):
+                    depth += 1
+                else:
+                    break
+            depth = min(depth, n)  # the same action again: one more leaf
+            del nodes[depth + 1 :]
+        node = nodes[depth]
+        if depth < n:
+            at = value_of(values[depth])
+            if node and node[-1][0] == at:
+                node = node[-1][1]
+            else:
+                child: list[Any] = []
+                node.append([at, child])
+                node = child
+            nodes.append(node)
+            for value in values[depth + 1 : n]:
+                child = []
+                node.append([value_of(value), child])
+                node = child
+                nodes.append(node)
+        final = values[n]
+        kind = type(final)
+        vi = strs.get(final) if kind is str else ints.get(final) if kind is int else None
+        node.append(value_of(final) if vi is None else vi)
+        prev = values
     sizes = [len(k) for k in packer.keysets]
     trie = [[index, _fold(node, sizes[index] - 1)] for index, node in runs]
     keysets = [list(k) for k in packer.keysets]
