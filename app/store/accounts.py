@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, inspect, select
 from sqlalchemy.orm import Session
 
 from app.store.models import Game, LoginFailure, Seat, User, UserSession
@@ -48,6 +48,28 @@ def games_in_play(db: Session, user_id: int) -> Sequence[int]:
 
 def session_by_hash(db: Session, token_hash: str) -> UserSession | None:
     return db.scalar(select(UserSession).where(UserSession.token_hash == token_hash))
+
+
+#: a login's mapped attributes and those of its user, in the order ``login_by_hash``
+#: selects their columns
+SESSION_ATTRS = [a.key for a in inspect(UserSession).column_attrs]
+USER_ATTRS = [a.key for a in inspect(User).column_attrs]
+_LOGIN = select(
+    *(a.columns[0] for a in inspect(UserSession).column_attrs),
+    *(a.columns[0] for a in inspect(User).column_attrs),
+).join_from(UserSession, User, UserSession.user_id == User.id)
+
+
+def login_by_hash(db: Session, token_hash: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The session `token_hash` names and its user, as {attribute: value} each, in one
+    statement and without ORM rows (the login cache keeps these: app/services/logins.py)."""
+    row = db.execute(_LOGIN.where(UserSession.token_hash == token_hash)).first()
+    if row is None:
+        return None
+    n = len(SESSION_ATTRS)
+    return dict(zip(SESSION_ATTRS, row[:n], strict=True)), dict(
+        zip(USER_ATTRS, row[n:], strict=True)
+    )
 
 
 def delete_session(db: Session, token_hash: str) -> None:
