@@ -32,6 +32,8 @@ the key order of a fresh one.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -57,21 +59,56 @@ _KEYS: dict[Any, bytes] = {}  # a key's encoding: area ids, view fields … a bo
 
 class Split:
     """The print of a container kept as its items: the hash of its whole encoding, and
-    its items' prints (a dict by key, or a list). Two prints are equal when their whole
+    its items' prints, in order (an object's with its keys, a tuple shared by every
+    print of that key set: ``keyset``). Two prints are equal when their whole
     encodings are: a part whose encoding did not change is not looked into again, and
-    its print is the previous version's own object."""
+    its print is the previous version's own object.
 
-    __slots__ = ("parts", "whole")
+    A sequence, not a dict by key, and of bare 8-byte hashes where every item is a
+    leaf (``parts_of``): a game's prints are kept between its versions, and a map of a
+    hundred areas is then 0.9 KB where a dict of a hundred hashes was 8 KB."""
 
-    def __init__(self, whole: int, parts: dict[Any, Print] | list[Print]) -> None:
+    __slots__ = ("keys", "parts", "whole")
+
+    def __init__(self, whole: int, parts: Sequence[Print], keys: tuple[Any, ...] | None) -> None:
         self.whole = whole
         self.parts = parts
+        self.keys = keys  # None: a list's print
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Split and other.whole == self.whole
 
     def __hash__(self) -> int:
         return self.whole
+
+    def part(self, name: Any) -> Print:
+        """The print of an object's key `name` (None: no such key, or a list)."""
+        if self.keys is None or name not in self.keys:
+            return None
+        return self.parts[self.keys.index(name)]
+
+
+def parts_of(prints: list[Print]) -> Sequence[Print]:
+    """Items' prints as a `Split` keeps them: an array of hashes when every one is a
+    leaf's (a hash is a C ``Py_hash_t``: it fits), else a tuple."""
+    try:
+        return array("q", prints)
+    except TypeError:  # a Split among them
+        return tuple(prints)
+
+
+_KEYSETS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+
+def keyset(keys: tuple[Any, ...]) -> tuple[Any, ...]:
+    """One tuple for every print of an object with these keys in this order (an area
+    map's hundred ids, a player's fields: the same in every game of a scenario)."""
+    got = _KEYSETS.get(keys)
+    if got is None:
+        if len(_KEYSETS) > 10_000:
+            _KEYSETS.clear()
+        got = _KEYSETS[keys] = keys
+    return got
 
 
 def dumps(value: Any) -> bytes:
@@ -114,15 +151,21 @@ def printed(value: Any, depth: int = DEPTH, encoded: bytes | None = None) -> Pri
     if not _split(value, encoded, depth):
         return hash(encoded)
     if type(value) is dict:
-        return Split(hash(encoded), {k: printed(v, depth - 1) for k, v in value.items()})
-    return Split(hash(encoded), [printed(item, depth - 1) for item in value])
+        return Split(
+            hash(encoded),
+            parts_of([printed(v, depth - 1) for v in value.values()]),
+            keyset(tuple(value)),
+        )
+    return Split(hash(encoded), parts_of([printed(item, depth - 1) for item in value]), None)
 
 
 def printed_root(obj: dict[Any, Any], depth: int = DEPTH, encoded: bytes | None = None) -> Split:
     """A root object's print: split at its first level, each key's value at `depth`."""
     if encoded is None:
         encoded = dumps(obj)
-    return Split(hash(encoded), {k: printed(v, depth) for k, v in obj.items()})
+    return Split(
+        hash(encoded), parts_of([printed(v, depth) for v in obj.values()]), keyset(tuple(obj))
+    )
 
 
 def _op(path: list[bytes], value: bytes, how: bytes = b"") -> bytes:
@@ -147,10 +190,10 @@ def delta(
         return [], was
     parts = was.parts
     if type(value) is dict:
-        if type(parts) is dict and tuple(parts) == tuple(value):
+        if was.keys is not None and was.keys == tuple(value):
             out, now_parts = _members(path, parts, value, depth - 1, ())
-            return out, Split(whole, now_parts)
-    elif type(parts) is list:
+            return out, Split(whole, now_parts, was.keys)
+    elif was.keys is None:
         if len(parts) == len(value):
             out = []
             items: list[Print] = []
@@ -158,38 +201,38 @@ def delta(
                 ops_i, p = delta([*path, str(i).encode()], parts[i], item, depth - 1)
                 out += ops_i
                 items.append(p)
-            return out, Split(whole, items)
+            return out, Split(whole, parts_of(items), None)
         return _splice(path, parts, value, depth - 1, whole)
     return [_op(path, encoded)], printed(value, depth, encoded)
 
 
 def _members(
     path: list[bytes],
-    was: dict[Any, Print],
+    was: Sequence[Print],
     obj: dict[Any, Any],
     depth: int,
     skip: tuple[Any, ...],
-) -> tuple[list[bytes], dict[Any, Print]]:
+) -> tuple[list[bytes], Sequence[Print]]:
     """The ops for the changed keys of an object whose keys did not change (those in
     `skip` are printed but said otherwise), and the object's items' prints: the keys set
     whole go in one merge op when there are several (a player's talents, draw count and
     hand: one path, not three), the others deeper."""
     out: list[bytes] = []
     whole: list[tuple[bytes, bytes]] = []
-    parts: dict[Any, Print] = {}
-    for k, v in obj.items():
-        w = was[k]
+    parts: list[Print] = []
+    for (k, v), w in zip(obj.items(), was, strict=True):
         encoded = dumps(v)
         if not _split(v, encoded, depth):
-            parts[k] = now = hash(encoded)
+            parts.append(now := hash(encoded))
             if w != now and k not in skip:
                 whole.append((key(k), encoded))
         elif type(w) is not Split:
-            parts[k] = printed(v, depth, encoded)
+            parts.append(printed(v, depth, encoded))
             if k not in skip:
                 whole.append((key(k), encoded))
         else:
-            ops_k, parts[k] = delta([*path, key(k)], w, v, depth, encoded)
+            ops_k, p = delta([*path, key(k)], w, v, depth, encoded)
+            parts.append(p)
             if k not in skip:
                 out += ops_k
     if len(whole) > 1 and path:
@@ -197,11 +240,11 @@ def _members(
         out.append(_op(path, merged, b',"merge"'))
     else:
         out += [_op([*path, k], v) for k, v in whole]
-    return out, parts
+    return out, parts_of(parts)
 
 
 def _splice(
-    path: list[bytes], was: list[Print], value: list[Any], depth: int, whole: int
+    path: list[bytes], was: Sequence[Print], value: list[Any], depth: int, whole: int
 ) -> tuple[list[bytes], Print]:
     """The list at `path` changed length: keep the items it starts and ends with."""
     encoded = [dumps(item) for item in value]
@@ -220,7 +263,7 @@ def _splice(
         items,
         b",[" + str(start).encode() + b"," + str(len(was) - start - end).encode() + b"]",
     )
-    return [op], Split(whole, kept)
+    return [op], Split(whole, parts_of(kept), None)
 
 
 def ops(
@@ -243,13 +286,15 @@ def ops(
         return None, printed_root(obj, depth, encoded)
     if old.whole == whole:
         return [], old
+    keys = tuple(obj)
     parts = old.parts
-    if type(parts) is not dict or (
-        set(parts) != set(obj) if any_order else tuple(parts) != tuple(obj)
-    ):
-        return None, printed_root(obj, depth, encoded)
+    if old.keys != keys:
+        if old.keys is None or not any_order or set(old.keys) != set(keys):
+            return None, printed_root(obj, depth, encoded)
+        by_key = dict(zip(old.keys, parts, strict=True))
+        parts = [by_key[k] for k in keys]
     out, now = _members(path, parts, obj, depth, skip)
-    return out, Split(whole, now)
+    return out, Split(whole, now, keyset(keys))
 
 
 def prompts(value: bytes) -> bytes:

@@ -76,9 +76,7 @@ def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> 
 
 def _part(root: patch.Split | None, name: str) -> patch.Print:
     """The print of a root's key `name`, or None."""
-    if root is None or type(root.parts) is not dict:
-        return None
-    return root.parts.get(name)
+    return None if root is None else root.part(name)
 
 
 def me_print(mine: Any, encoded: bytes) -> patch.Print:
