@@ -294,6 +294,9 @@ class ServiceSource:
                         "code": "not_logged_in",
                         "reason": "Your session has ended: log in again to play.",
                     }
+                # A login the cache missed was read in a transaction: ending it here lets
+                # the move be written in one statement (``writers.writers``).
+                db.rollback()
                 # Decided, written, committed and published by the unit of work (a retry
                 # too: see ``unit.move``).
                 result = unit.move(

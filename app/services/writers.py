@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from app.services import gamelog, heldwrite
 from app.services.rows import GameRow
-from app.store import seats
+from app.store import games, seats
 
 
 class Decision(Protocol):
@@ -135,7 +135,8 @@ class TransactionWriter:
 
 def writers(db: Session) -> list[Writer]:
     """The writers to try, in order: the held statement where it can be (PostgreSQL,
-    no transaction begun on `db`), then the transaction."""
-    if db.get_bind().dialect.name == "postgresql" and not db.in_transaction():
+    no database transaction begun on `db` and nothing in it to flush: ``games.untouched``),
+    then the transaction."""
+    if db.get_bind().dialect.name == "postgresql" and games.untouched(db):
         return [HeldWriter(), TransactionWriter()]
     return [TransactionWriter()]

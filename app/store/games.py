@@ -295,6 +295,17 @@ def _jsonb(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value, _json_bytes)
 
 
+def untouched(db: Session) -> bool:
+    """Whether `db` (PostgreSQL) has begun no database transaction and holds no change
+    to flush, so that a statement may be its own transaction (``write_held``). A session
+    that only attached rows it did not read (the login cache's) is untouched; one whose
+    connection ran a statement is not, until it ends that transaction."""
+    if db.new or db.dirty or db.deleted:
+        return False
+    raw: Any = db.connection().connection.driver_connection
+    return bool(raw.info.transaction_status == psycopg.pq.TransactionStatus.IDLE)
+
+
 def write_held(db: Session, row: Mapping[str, Any], params: Mapping[str, Any]) -> str | None:
     """Run ``_HELD_WRITE`` on its own (autocommitted) on `db`'s connection: `row` holds
     the new values of ``HELD_FIELDS``; `params` the game's ``id``, the ``expected``

@@ -14,14 +14,14 @@ from typing import Any
 import psycopg
 import pytest
 from sqlalchemy import event, select, text, update
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, make_transient_to_detached, sessionmaker
 
 from app import engine
 from app.engine import memo
 from app.services import gamelog, heldwrite, moves
 from app.services.errors import ServiceError, StaleVersion
 from app.store.db import make_engine, make_sessionmaker
-from app.store.models import Action, Event, Game, Seat
+from app.store.models import Action, Event, Game, Seat, User
 from tests.conftest import create_pg_database, drop_pg_database, migrate
 from tests.games import two_person_game_at
 
@@ -301,3 +301,48 @@ def test_deadlines_written_in_one_statement_are_those_of_the_ordinary_path(
         due = [datetime.fromisoformat(v) for v in game.deadlines.values() if v]
     assert due and all(d == NOW + timedelta(hours=24) for d in due), game.deadlines
     assert game.next_deadline == NOW + timedelta(hours=24)
+
+
+def test_a_session_that_only_attached_rows_or_ended_its_read_still_writes_in_one_statement(
+    factory: sessionmaker[Session], spy: dict[str, int]
+) -> None:
+    """A request's session that attached its login from the cache (a merge without a
+    read), or read its login and ended that read, has begun no database transaction: the
+    move is still one statement. One with a change to flush goes the ordinary way, so
+    that the change and the move commit together."""
+    gid, _, users = _start(factory)
+    rng = random.Random(5)
+    version, state = _position(factory, gid)
+    _submit(factory, gid, users, _choose(state, rng), version)  # warm: now held
+    before = dict(spy)
+
+    def move(prepare: Any) -> None:
+        version, state = _position(factory, gid)
+        action = _choose(state, rng)
+        seat = int(action.pop("_seat"))
+        with factory() as db:
+            prepare(db, seat)
+            moves.submit_action(db, gid, users[seat], action, version, None, now=NOW)
+            db.commit()
+
+    def attached(db: Session, seat: int) -> None:
+        user = db.get(User, users[seat])  # read, then let go of, as a cache miss does
+        assert user is not None
+        values = {k: getattr(user, k) for k in ("id", "username", "username_key")}
+        db.rollback()
+        db.expunge_all()
+        detached = User(**values)
+        make_transient_to_detached(detached)
+        db.merge(detached, load=False)  # what the login cache's hit does
+        assert db.in_transaction()
+
+    move(attached)
+    assert spy["written"] == before["written"] + 1, spy
+
+    def pending(db: Session, seat: int) -> None:
+        db.add(Event(game_id=gid, seq=10_000, action_seq=0, visible_to=None, payload={}))
+
+    move(pending)
+    assert spy["tried"] == before["tried"] + 1, spy  # the ordinary way: not even tried
+    with factory() as db:  # committed with the move
+        assert db.scalar(select(Event.seq).where(Event.game_id == gid, Event.seq == 10_000))

@@ -70,7 +70,10 @@ def commit_action(
     db: Session, game_id: int, user_id: int, body: ActionBody, arrived: float | None = None
 ) -> moves.ActionResult:
     """The action, through the unit of work: decided, written, committed, counted (from
-    `arrived`, the handler's start), published."""
+    `arrived`, the handler's start), published. What the request read before (its
+    login, when the cache missed it) is let go of first, so that the move may be written
+    in one statement (``writers.writers``)."""
+    db.rollback()
     return unit.move(
         db,
         game_id,
