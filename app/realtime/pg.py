@@ -162,6 +162,7 @@ class PgListener:
                     self._conn = conn
                     await notify.listen(conn, self.channel)
                     self.listening.set()
+                    logins.hearing(True)
                     delay = 0.1
                     if not first:
                         log.warning("LISTEN connection restored; resyncing every game")
@@ -169,10 +170,12 @@ class PgListener:
                     first = False
                     await self._read_until_lost(conn.pgconn)
             except asyncio.CancelledError:
+                logins.hearing(False)  # stopped: nothing is heard from now on
                 raise
             except Exception as exc:  # connection lost / server restarting
                 log.warning("LISTEN connection failed (%s); retrying in %.1fs", exc, delay)
             self.listening.clear()
+            logins.hearing(False)
             self._conn = None
             await asyncio.sleep(delay * (1 + random.random() / 2))
             delay = min(delay * 2, 5.0)

@@ -11,7 +11,11 @@ Invalidation:
   generation counter keeps a lookup that started before the clear from putting its
   stale answer back;
 - other processes learn of a log-out by a NOTIFY (``app/realtime/pg.py``) and clear
-  theirs; without one (SQLite: one process) the entries still live at most ``TTL_S``.
+  theirs. While this process hears them (its LISTEN connection is up: ``hearing``), an
+  entry lives ``HEARD_TTL_S``; the cache is cleared when the connection is lost and
+  again when it is back (a NOTIFY may have been missed between). Without one (SQLite,
+  or PostgreSQL before its LISTEN is up) an entry lives at most ``TTL_S``: what a
+  command-line process changed reaches no cache by any other way.
 - an entry is never used past the session's own ``expires_at``.
 """
 
@@ -33,11 +37,15 @@ from app.store.types import utcnow
 SESSION_COOKIE = "ig_session"
 #: seconds an entry lives at most (bounds what another process's change can leave)
 TTL_S = 10.0
+#: the same while this process hears the other processes' log-outs by NOTIFY: a
+#: person's socket action then finds her login cached even a few minutes apart
+HEARD_TTL_S = 300.0
 MAX_ENTRIES = 10_000
 
 _lock = threading.Lock()
 _entries: dict[str, tuple[float, dict[str, Any], dict[str, Any]]] = {}
 _generation = 0
+_heard = False
 #: called after a commit that logged someone out (the realtime runtime tells others)
 on_logout: list[Any] = []
 
@@ -47,6 +55,15 @@ def clear() -> None:
     with _lock:
         _generation += 1
         _entries.clear()
+
+
+def hearing(heard: bool) -> None:
+    """The LISTEN connection is up (`heard`) or lost: entries live ``HEARD_TTL_S`` or
+    ``TTL_S`` from now on, and what is cached goes (a NOTIFY may have been missed)."""
+    global _heard
+    with _lock:
+        _heard = heard
+    clear()
 
 
 def _hit(token: str | None) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -95,7 +112,8 @@ def session_for_token(db: Session, token: str | None) -> UserSession | None:
         if generation == _generation:
             if len(_entries) >= MAX_ENTRIES:
                 _entries.clear()
-            _entries[accounts.hash_token(token)] = (time.monotonic() + TTL_S, values, user)
+            ttl = HEARD_TTL_S if _heard else TTL_S
+            _entries[accounts.hash_token(token)] = (time.monotonic() + ttl, values, user)
     return _attach(db, values, user)
 
 

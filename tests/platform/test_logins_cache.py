@@ -84,3 +84,39 @@ def test_a_hit_costs_no_query_and_a_logout_is_seen_at_once(
         db.commit()
     with factory() as db:
         assert logins.session_for_token(db, token) is None
+
+
+def test_a_miss_is_one_statement_and_the_cache_lives_longer_while_notices_are_heard(
+    factory: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A miss reads the session and its user in one statement. An entry lives ``TTL_S``
+    unless the process hears the other processes' log-outs (``hearing``: its LISTEN
+    connection is up), then ``HEARD_TTL_S``; losing the connection clears the cache."""
+    with factory() as db:
+        user = accounts.signup(db, "alice", "correct horse 1")
+        token, _ = accounts.create_session(db, user, 30)
+        db.commit()
+        alice = user.id
+    now = [1000.0]
+    monkeypatch.setattr(logins.time, "monotonic", lambda: now[0])
+    try:
+        for heard, ttl in ((False, logins.TTL_S), (True, logins.HEARD_TTL_S)):
+            logins.hearing(heard)
+            with statements(factory) as queries, factory() as db:
+                login = logins.session_for_token(db, token)
+                assert login is not None and login.user.username == "alice"
+            assert len(queries) == 1, queries
+            now[0] += ttl - 1
+            with statements(factory) as queries, factory() as db:
+                assert logins.user_id_for_token(db, token) == alice
+            assert queries == []  # still cached
+            now[0] += 2
+            with statements(factory) as queries, factory() as db:
+                assert logins.user_id_for_token(db, token) == alice
+            assert len(queries) == 1  # lived its time: read again
+        logins.hearing(False)  # the connection lost: what was cached goes
+        with statements(factory) as queries, factory() as db:
+            assert logins.user_id_for_token(db, token) == alice
+        assert len(queries) == 1
+    finally:
+        logins.hearing(False)
