@@ -13,7 +13,9 @@ Every record copied by layout is first checked to have exactly the known keys
 (one set comparison in C); a record of another shape (an older or newer state,
 a test's hand-made one) and every part of the state without a layout here go
 through ``marshal``, so a copy is always a true deep copy: never a shared list
-or dict (tests/engine/test_clone.py walks every container of the copies).
+or dict (tests/engine/test_clone.py walks every container of the copies). The one
+exception is `apply`'s own copy, which shares the card records (``copy_state``'s
+`share_cards`): no rule edits a card, it only moves between lists.
 """
 
 from __future__ import annotations
@@ -79,11 +81,12 @@ def copy_areas(areas: dict[str, Any]) -> dict[str, Any]:
 CARD_KEYS = frozenset(("id", "kind", "ref"))
 
 
-def _cards(cards: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = [c.copy() for c in cards]
+def _cards(cards: list[dict[str, Any]], share: bool = False) -> list[dict[str, Any]]:
+    """A list of card records copied; with `share`, a new list of the same records
+    (``copy_state``'s `share_cards`)."""
     # Every key of every card one of the three: checked in C, not card by card.
     if CARD_KEYS.issuperset(set().union(*cards)):
-        return out
+        return cards[:] if share else [c.copy() for c in cards]
     copied: list[dict[str, Any]] = copy_json(cards)
     return copied
 
@@ -144,8 +147,9 @@ def _flat_list(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r.copy() for r in records]
 
 
-def copy_player(p: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of one player record by layout (``marshal`` for another shape)."""
+def copy_player(p: dict[str, Any], share_cards: bool = False) -> dict[str, Any]:
+    """A deep copy of one player record by layout (``marshal`` for another shape); with
+    `share_cards`, but for its card records (``copy_state``)."""
     deck, emperor = p.get("deck"), p.get("emperor")
     if (
         p.keys() != PLAYER_KEYS
@@ -158,17 +162,19 @@ def copy_player(p: dict[str, Any]) -> dict[str, Any]:
         return copied
     q = p.copy()
     d = deck.copy()
-    d["draw"] = _cards(deck["draw"])
-    d["discard"] = _cards(deck["discard"])
-    d["removed"] = _cards(deck["removed"])
+    d["draw"] = _cards(deck["draw"], share_cards)
+    d["discard"] = _cards(deck["discard"], share_cards)
+    d["removed"] = _cards(deck["removed"], share_cards)
     hand = deck["hand"]
-    if hand is not None:
-        d["hand"] = hand.copy() if hand.keys() == CARD_KEYS else copy_json(hand)
+    if hand is not None and hand.keys() == CARD_KEYS:
+        d["hand"] = hand if share_cards else hand.copy()
+    elif hand is not None:
+        d["hand"] = copy_json(hand)
     q["deck"] = d
     e = emperor.copy()
     e["statures"] = emperor["statures"].copy()
     q["emperor"] = e
-    q["holdings"] = _cards(p["holdings"])
+    q["holdings"] = _cards(p["holdings"], share_cards)
     for key in PLAYER_ID_LISTS:
         q[key] = p[key][:]
     for key in PLAYER_FLAT_LISTS:
@@ -337,8 +343,8 @@ def copy_grand(grand: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _copy_players(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [copy_player(p) for p in players]
+def _copy_players(players: list[dict[str, Any]], share_cards: bool = False) -> list[dict[str, Any]]:
+    return [copy_player(p, share_cards) for p in players]
 
 
 #: top-level key -> the copier by layout of its value, a dict (the players are a list)
@@ -353,20 +359,26 @@ SECTIONS: dict[str, Any] = {
 }
 
 
-def copy_state(state: State) -> State:
+def copy_state(state: State, share_cards: bool = False) -> State:
     """A deep copy of a whole state: the large parts by layout (`SECTIONS`), the
     small and rarely present ones (a parley, a request, the diplomatic phase's
     record, the result) by ``marshal``. A state that is not of the engine's shape
     where the layout looks (a list where a record should be) is copied whole by
-    ``marshal``, as any state was before: the copy never raises what it did not."""
+    ``marshal``, as any state was before: the copy never raises what it did not.
+
+    With `share_cards` (``apply``'s copy), the players' card records of exactly the
+    card's keys (``{"id", "kind", "ref"}``, in decks, hands and holdings) are shared
+    with `state`, their lists copied: no rule changes a card once it is made, it only
+    moves between lists (docs/engine-contract.md, "State"; tests/engine_properties/test_card_sharing.py
+    holds it over whole games). A third of a copy's work was copying them."""
     try:
-        return _copy_state(state)
+        return _copy_state(state, share_cards)
     except (AttributeError, TypeError, KeyError):
         copied: State = copy_json(state)
         return copied
 
 
-def _copy_state(state: State) -> State:
+def _copy_state(state: State, share_cards: bool = False) -> State:
     st = state.copy()
     for key, value in state.items():
         kind = type(value)
@@ -374,5 +386,5 @@ def _copy_state(state: State) -> State:
             copier = SECTIONS.get(key)
             st[key] = copy_json(value) if copier is None else copier(value)
         elif kind is list:
-            st[key] = _copy_players(value) if key == "players" else copy_json(value)
+            st[key] = _copy_players(value, share_cards) if key == "players" else copy_json(value)
     return st

@@ -56,7 +56,7 @@ from app.engine.setup import SCHEMA, geo_counters, new_game
 
 def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, Any]]]:
     act = check(state, seat, action)
-    st = copy_state(state)
+    st = copy_state(state, share_cards=True)  # a card is never changed: only moved
     events: list[dict[str, Any]] = []
     with memo.scope():
         HANDLERS[act["type"]](st, seat, act, events)
