@@ -12,15 +12,7 @@ import pytest
 
 from app import engine
 from app.bots.simulate import scenario_catalogue
-
-
-def containers(value: Any, seen: set[int]) -> set[int]:
-    """The ids of every list and dict in ``value``."""
-    if type(value) is dict or type(value) is list:
-        seen.add(id(value))
-        for item in value.values() if type(value) is dict else value:
-            containers(item, seen)
-    return seen
+from tests.engine.test_clone import containers
 
 
 def _cards_of(state: dict[str, Any]) -> list[dict[str, Any]]:
