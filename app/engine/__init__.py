@@ -27,7 +27,15 @@ from app.engine.grand_offers import offer_fits
 from app.engine.memo import Undo
 from app.engine.scoring import outcome, score
 from app.engine.seat_view import SeatView, seat_view
-from app.engine.view import explain, private_inputs, private_view, view
+from app.engine.view import (
+    PUBLIC_KEYS,
+    explain,
+    private_inputs,
+    private_view,
+    public_inputs,
+    public_parts,
+    view,
+)
 
 GameState = dict[str, Any]
 Action = dict[str, Any]
@@ -93,6 +101,7 @@ __all__ = [
     "ContentMismatch",
     "EngineError",
     "IllegalAction",
+    "PUBLIC_KEYS",
     "SeatView",
     "UnknownScenario",
     "Undo",
@@ -113,6 +122,8 @@ __all__ = [
     "pending",
     "private_inputs",
     "private_view",
+    "public_inputs",
+    "public_parts",
     "replay",
     "score",
     "seat_view",

@@ -376,6 +376,49 @@ def private_inputs(state: State) -> tuple[tuple[Any, ...], list[dict[str, Any]]]
     return shared, list(players)
 
 
+#: the public view's keys, in order (``view(state, None)``)
+PUBLIC_KEYS: tuple[str, ...] = tuple(k for k, _f in PARTS)
+_PART = dict(PARTS)
+
+
+def public_parts(state: State, names: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Some parts of ``view(state, None)`` (all when `names` is None), each exactly as
+    `view` builds it, in `view`'s order: a push builds again only the parts whose inputs
+    changed (``public_inputs``; app/realtime/render.py)."""
+    with memo.SCOPE:
+        if names is None:
+            return {k: f(state, None) for k, f in PARTS}
+        return {k: _PART[k](state, None) for k in PUBLIC_KEYS if k in names}
+
+
+def public_inputs(state: State) -> dict[str, tuple[Any, ...]]:
+    """What the public parts dearest to build are made from, besides the content: two
+    positions whose inputs for a part encode the same have the same part. The map
+    (``areas``), the standings (``score``, 26.1-26.2: what each power owns, its claims
+    and buildings there, its innovations, popularity and banked points, its juniors)
+    and the wars and asylums (``politics``, 3.21, 3.55, 21.2). A move mostly changes
+    none of them, and together they are most of the public view's cost. Held over whole
+    games of every scenario by tests/realtime/test_public_inputs.py."""
+    areas = state["areas"]
+    players = state["players"]
+    rels = state["relations"]
+    return {
+        "areas": (areas,),
+        "score": (
+            state["scenario"],
+            areas,
+            [(p["power"], p["popularity"], p["vp"], p["innovations"]) for p in players],
+            rels["coalitions"],
+        ),
+        "politics": (
+            len(players),
+            rels["pairs"],
+            rels["coalitions"],
+            [p["asylum"] for p in players],
+        ),
+    }
+
+
 def view(state: State, seat: int | None) -> dict[str, Any]:
     _check_seat(state, seat)
     with memo.SCOPE:

@@ -168,6 +168,41 @@ def printed_root(obj: dict[Any, Any], depth: int = DEPTH, encoded: bytes | None 
     )
 
 
+#: an item of an object left as it was (``parts_root``): not built, not looked into
+SAME: Any = object()
+
+
+def parts_whole(keys: tuple[Any, ...], parts: Sequence[Print]) -> int:
+    """A root's `whole` made from its items' prints rather than its encoding (a root
+    printed by ``printed_parts_root`` or ``parts_root``): equal for equal encodings, and
+    known without encoding an item that did not change."""
+    return hash((keys, tuple([p.whole if type(p) is Split else p for p in parts])))
+
+
+def printed_parts_root(obj: dict[Any, Any], depth: int = DEPTH) -> Split:
+    """A root object's print whose `whole` is its parts' (``parts_whole``)."""
+    keys = keyset(tuple(obj))
+    parts = parts_of([printed(v, depth) for v in obj.values()])
+    return Split(parts_whole(keys, parts), parts, keys)
+
+
+def parts_root(
+    path: list[bytes],
+    old: Split,
+    obj: dict[Any, Any],
+    depth: int = DEPTH,
+    skip: tuple[Any, ...] = (),
+) -> tuple[list[bytes] | None, Split | None]:
+    """``ops`` for a root printed by parts (``printed_parts_root``), where an item may be
+    `SAME`: the same as in `old`, neither built nor encoded. (None, None) when the keys
+    changed: the caller builds every item and sends the root whole."""
+    keys = tuple(obj)
+    if old.keys != keys:
+        return None, None
+    out, parts = _members(path, old.parts, obj, depth, skip)
+    return out, Split(parts_whole(old.keys, parts), parts, old.keys)
+
+
 def _op(path: list[bytes], value: bytes, how: bytes = b"") -> bytes:
     return b"[[" + b",".join(path) + b"]," + value + how + b"]"
 
@@ -221,6 +256,9 @@ def _members(
     whole: list[tuple[bytes, bytes]] = []
     parts: list[Print] = []
     for (k, v), w in zip(obj.items(), was, strict=True):
+        if v is SAME:
+            parts.append(w)
+            continue
         encoded = dumps(v)
         if not _split(v, encoded, depth):
             parts.append(now := hash(encoded))

@@ -56,6 +56,19 @@ class Base:
     common: patch.Split
     public: patch.Split | None  # None: no view object (a game without a state)
     seats: dict[int | None, SeatPrint]
+    #: the legal-action ops of the game's recent versions, by the hash of the list's
+    #: encoding (``Rendered._legal_op``): a seat is often offered a list it was offered
+    #: a few versions ago (a draw, a redraw, the same slots), and packing one is the
+    #: dearest part of a push. At most ``PACKS_KEPT``, the newest last.
+    packs: dict[int, bytes] = field(default_factory=dict)
+    #: the hash of what each public part dear to build was made from in this version
+    #: (``engine.public_inputs``): a part whose inputs hash the same next version keeps
+    #: this print and is not built again (empty: not known, a hello's answer)
+    inputs: dict[str, int] = field(default_factory=dict)
+
+
+#: the legal-action ops a game's `Base` keeps (each at most ~2 KB packed)
+PACKS_KEPT = 8
 
 
 def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> bytes | None:
@@ -72,6 +85,24 @@ def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> 
         if list(p)[-1] != "deadline":
             return None
     return dumps(bare)
+
+
+def _inputs_hashed(inputs: dict[str, tuple[Any, ...]]) -> dict[str, int]:
+    """Each part's inputs as one hash, each input object encoded once (the map is the
+    input of two parts, and its encoding most of the cost)."""
+    hashes: dict[int, int] = {}
+
+    def hashed(obj: Any) -> int:
+        got = hashes.get(id(obj))
+        if got is None:
+            try:
+                encoded = orjson.dumps(obj)  # plain first: several times faster
+            except TypeError:  # a key that is not a string
+                encoded = orjson.dumps(obj, option=OPTS)
+            got = hashes[id(obj)] = hash(encoded)
+        return got
+
+    return {name: hash(tuple([hashed(obj) for obj in objs])) for name, objs in inputs.items()}
 
 
 def _part(root: patch.Split | None, name: str) -> patch.Print:
@@ -123,7 +154,7 @@ def held(fields: dict[str, Any]) -> Base | None:
                 else hash(dumps(mine))
             )
             view = {k: v for k, v in view.items() if k != "me"}
-        public = patch.printed_root(view)
+        public = patch.printed_parts_root(view)
     elif seat is not None:
         return None
     prints = SeatPrint(
@@ -168,8 +199,16 @@ class Rendered:
     committed_at: float | None
     _shared: dict[str, Any] = field(default_factory=dict)
     _shared_encoded: bytes = b"{}"
-    _public: dict[str, Any] | None = None  # None: no view object (a game without a state)
-    _public_encoded: bytes = b"null"
+    #: whether there is a view object (False: a game without a state)
+    _has_view: bool = False
+    #: the public view's parts built so far, by key (``engine.public_parts``): every
+    #: part but the dear ones at once, a dear one when its inputs changed or a whole
+    #: view is asked for
+    _parts: dict[str, Any] = field(default_factory=dict)
+    #: the hash of each dear part's inputs (``engine.public_inputs``)
+    _part_inputs: dict[str, int] = field(default_factory=dict)
+    _public: dict[str, Any] | None = None  # the whole public view, once asked for
+    _public_encoded: bytes | None = None
     #: the prompts without their deadlines, encoded, when they are the view's and each
     #: deadline is its seat's in ``clock.seats``: a patch then says them once
     #: (``patch.prompts``) instead of twice with each deadline twice
@@ -188,6 +227,8 @@ class Rendered:
     #: hash of every seat's part, and each seat's own (made on first need)
     _every: int | None = None
     _own: list[Any] = field(default_factory=list)
+    #: the legal-action ops used by this version, by the hash of the list's encoding
+    _packs: dict[int, bytes] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         frame = self.frame
@@ -202,14 +243,30 @@ class Rendered:
         self._shared = {**frame.fields, "version": frame.version, "prompts": prompts}
         self._shared_encoded = dumps(self._shared)
         if state is not None:
-            public = engine.view(state, None)
-            self._public = public
-            self._public_encoded = dumps(public)
-            self._bare = _bare(prompts, public, frame.fields.get("clock"))
+            self._has_view = True
+            self._part_inputs = _inputs_hashed(engine.public_inputs(state))
+            cheap = tuple(k for k in engine.PUBLIC_KEYS if k not in self._part_inputs)
+            self._parts = engine.public_parts(state, cheap)
+            self._bare = _bare(prompts, self._parts, frame.fields.get("clock"))
+
+    def _build(self, names: list[str]) -> None:
+        """The dear public parts `names` built, if not yet."""
+        missing = tuple(k for k in names if k not in self._parts)
+        if missing:
+            self._parts.update(engine.public_parts(self.frame.state, missing))
+
+    def _whole_public(self) -> dict[str, Any]:
+        """The whole public view, ``engine.view(state, None)`` (built once asked for)."""
+        if self._public is None:
+            self._build(list(self._part_inputs))
+            self._public = {k: self._parts[k] for k in engine.PUBLIC_KEYS}
+        return self._public
 
     @property
     def public_view(self) -> bytes:
-        """The spectator's view, encoded (once per version)."""
+        """The spectator's view, encoded (once per version, when first asked for)."""
+        if self._public_encoded is None:
+            self._public_encoded = dumps(self._whole_public()) if self._has_view else b"null"
         return self._public_encoded
 
     def covers(self, since: int) -> bool:
@@ -256,7 +313,7 @@ class Rendered:
     def _view(self, seat: int | None) -> bytes:
         """The seat's whole view: the public one with its own part spliced in."""
         mine = self._seat(seat)
-        if mine.inputs is None or self._public is None:
+        if mine.inputs is None or not self._has_view:
             return self.public_view
         return self.public_view[:-1] + b',"me":' + self._private(seat, mine) + b"}"
 
@@ -295,14 +352,8 @@ class Rendered:
             )
             public: list[bytes] | None = None
             public_print: patch.Split | None = None
-            if self._public is not None:
-                public, public_print = patch.ops(
-                    [b'"view"'],
-                    None if base is None else base.public,
-                    self._public,
-                    self._public_encoded,
-                    skip=("prompts",) if once else (),
-                )
+            if self._has_view:
+                public, public_print = self._public_ops(base, ("prompts",) if once else ())
             if once and common is not None and self._bare is not None and base is not None:
                 was = (_part(base.common, "prompts"), _part(base.public, "prompts"))
                 now = (_part(common_print, "prompts"), _part(public_print, "prompts"))
@@ -310,6 +361,23 @@ class Rendered:
                     common.append(patch.prompts(self._bare))
             got = self._shared_ops[version] = (common, common_print, public, public_print)
         return got
+
+    def _public_ops(
+        self, base: Base | None, skip: tuple[str, ...]
+    ) -> tuple[list[bytes] | None, patch.Split]:
+        """The public view's ops from `base` and its print. A dear part whose inputs
+        hash as the base's is neither built nor encoded: it keeps the base's print.
+        None for the ops when there is no base view or its keys changed."""
+        old = None if base is None else base.public
+        if old is not None and base is not None:
+            was = base.inputs
+            self._build([k for k, h in self._part_inputs.items() if was.get(k) != h])
+            parts = self._parts
+            obj = {k: parts.get(k, patch.SAME) for k in engine.PUBLIC_KEYS}
+            ops, made = patch.parts_root([b'"view"'], old, obj, skip=skip)
+            if made is not None:
+                return ops, made
+        return None, patch.printed_parts_root(self._whole_public())
 
     def _me(
         self, seat: int | None, mine: _Seat, was: SeatPrint | None, version: int | None
@@ -369,16 +437,22 @@ class Rendered:
             out.append(b'[["can_undo"],' + mine.undo + b"]")
         return out
 
-    @staticmethod
-    def _legal_op(mine: _Seat) -> bytes:
+    def _legal_op(self, mine: _Seat) -> bytes:
         """The op that sets the seat's legal actions: packed (``patch.pack_actions``)
         when that is shorter, which a list of endeavours is ten times over (once per
-        seat and version, whatever the sockets)."""
+        seat and version, whatever the sockets; a list the game's recent versions
+        offered is not packed again: ``Base.packs``)."""
         if mine.legal_op is None:
-            whole = b'[["legal_actions"],' + mine.legal + b"]"
-            packed = patch.pack_actions(mine.actions)
-            op = whole if packed is None else patch.packed([b'"legal_actions"'], dumps(packed))
-            mine.legal_op = op if len(op) < len(whole) else whole
+            key = hash(mine.legal)
+            op = self._packs.get(key)
+            if op is None and self._guide is not None:
+                op = self._guide.packs.get(key)
+            if op is None:
+                whole = b'[["legal_actions"],' + mine.legal + b"]"
+                packed = patch.pack_actions(mine.actions)
+                op = whole if packed is None else patch.packed([b'"legal_actions"'], dumps(packed))
+                op = op if len(op) < len(whole) else whole
+            self._packs[key] = mine.legal_op = op
         return mine.legal_op
 
     def base(self, seats: set[int | None], guide: Base | None = None) -> Base:
@@ -398,7 +472,15 @@ class Rendered:
             prints[seat] = SeatPrint(
                 hash(mine.seat), mine_print, hash(mine.legal), hash(mine.undo), mine.inputs
             )
-        return Base(self.frame.version, common_print, public_print, prints)
+        packs = dict(guide.packs) if guide is not None else {}
+        for key, op in self._packs.items():
+            packs.pop(key, None)
+            packs[key] = op  # the newest last
+        while len(packs) > PACKS_KEPT:
+            del packs[next(iter(packs))]
+        return Base(
+            self.frame.version, common_print, public_print, prints, packs, self._part_inputs
+        )
 
     def text(self, seat: int | None, since: int, base: Base | None = None) -> tuple[str, int]:
         """The update for a socket of `seat` that has the events up to `since`:

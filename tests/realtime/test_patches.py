@@ -95,6 +95,55 @@ def test_a_patch_applied_gives_the_whole_update_of_every_seat() -> None:
     assert patched > 500 and smaller > 0.8 * patched, (patched, smaller)
 
 
+def test_patches_alone_build_only_what_changed_and_still_give_the_whole_update(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As a server's sockets are pushed once they all take patches: no whole message is
+    made, so a dear public part whose inputs did not change is not built
+    (``engine.public_inputs``) and a list of legal actions offered a few versions ago is
+    not packed again (``Base.packs``). Each patch applied is still, byte for byte, the
+    whole update a separate rendering of the same version gives."""
+    packed = 0
+    pack = patch.pack_actions
+
+    def counted(actions: list[Any]) -> Any:
+        nonlocal packed
+        packed += bool(actions)
+        return pack(actions)
+
+    monkeypatch.setattr(patch, "pack_actions", counted)
+    state = engine.new_game("four_empires", POWERS, 5)
+    rng = random.Random(21)
+    cheap = ("pass", "draw", "dismiss", "end_turn", "decline", "choose_slot")
+    held: dict[int | None, dict[str, Any]] = {}
+    base = None
+    skipped = legal_ops = 0
+    for version in range(1, 220):
+        seat = engine.pending(state)[0]["seat"]
+        legal = engine.legal_actions(state, seat)
+        easy = [a for a in legal if a["type"] in cheap or a.get("move") in cheap]
+        state, _ = engine.apply(state, seat, rng.choice(easy if easy else legal))
+        engine.freeze(state)
+        rendered = Rendered(_frame(state, version), [], None)
+        wholes = Rendered(_frame(state, version), [], None)
+        for who in (None, *range(6)):
+            want = _fields(orjson.loads(wholes.text(who, 0)[0]))
+            if base is None:
+                held[who] = want
+                continue
+            message = orjson.loads(rendered.text(who, 0, base)[0])
+            assert "patch" in message, version
+            legal_ops += any(op[0] == ["legal_actions"] and op[1] for op in message["patch"])
+            got = {**patch.apply(held[who], message["patch"]), "version": version}
+            assert orjson.dumps(got) == orjson.dumps(want), (version, who)
+            held[who] = want
+        skipped += base is not None and "areas" not in rendered._parts
+        base = rendered.base({None, *range(6)}) if base is not None else wholes.base(set(held))
+    assert skipped > 150, skipped  # the map was left unbuilt on most versions
+    # a list offered a few versions before was not packed again
+    assert 0 < packed < 0.9 * legal_ops, (packed, legal_ops)
+
+
 def test_packed_legal_actions_unpack_to_the_engines_list_exactly() -> None:
     """Along six-power games, every seat's legal actions packed (``pack_actions``, what a
     patch sends), through JSON and unpacked, are ``engine.legal_actions`` byte for byte:
