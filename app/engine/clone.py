@@ -57,22 +57,24 @@ AREA_KEYS = frozenset(
 )
 
 
+def copy_area(a: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of one area record by layout."""
+    if a.keys() != AREA_KEYS:
+        copied: dict[str, Any] = copy_json(a)
+        return copied
+    b = a.copy()
+    b["ties"] = a["ties"][:]
+    b["claims"] = a["claims"][:]
+    b["buildings"] = a["buildings"][:]
+    partial = a["partial"]
+    b["partial"] = {s: bases.copy() for s, bases in partial.items()} if partial else {}
+    b["convert"] = a["convert"].copy()
+    return b
+
+
 def copy_areas(areas: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of ``state["areas"]`` by layout."""
-    out: dict[str, Any] = {}
-    for a_id, a in areas.items():
-        if a.keys() == AREA_KEYS:
-            b = a.copy()
-            b["ties"] = a["ties"][:]
-            b["claims"] = a["claims"][:]
-            b["buildings"] = a["buildings"][:]
-            partial = a["partial"]
-            b["partial"] = {s: bases.copy() for s, bases in partial.items()} if partial else {}
-            b["convert"] = a["convert"].copy()
-            out[a_id] = b
-        else:
-            out[a_id] = copy_json(a)
-    return out
+    return {a_id: copy_area(a) for a_id, a in areas.items()}
 
 
 # ---------------------------------------------------------------- the players
@@ -359,7 +361,7 @@ SECTIONS: dict[str, Any] = {
 }
 
 
-def copy_state(state: State, share_cards: bool = False) -> State:
+def copy_state(state: State, share_cards: bool = False, share_areas: bool = False) -> State:
     """A deep copy of a whole state: the large parts by layout (`SECTIONS`), the
     small and rarely present ones (a parley, a request, the diplomatic phase's
     record, the result) by ``marshal``. A state that is not of the engine's shape
@@ -370,19 +372,27 @@ def copy_state(state: State, share_cards: bool = False) -> State:
     card's keys (``{"id", "kind", "ref"}``, in decks, hands and holdings) are shared
     with `state`, their lists copied: no rule changes a card once it is made, it only
     moves between lists (docs/engine-contract.md, "State"; tests/engine_properties/test_card_sharing.py
-    holds it over whole games). A third of a copy's work was copying them."""
+    holds it over whole games). A third of a copy's work was copying them.
+
+    With `share_areas` (``apply``'s copy too), the map is a new dict of the same area
+    records: the move copies a record before it first changes it (``core.own_area``,
+    under ``memo.areas_on_write``), so the records it does not touch, most of the map,
+    are never copied. The map was half of a copy's work."""
     try:
-        return _copy_state(state, share_cards)
+        return _copy_state(state, share_cards, share_areas)
     except (AttributeError, TypeError, KeyError):
         copied: State = copy_json(state)
         return copied
 
 
-def _copy_state(state: State, share_cards: bool = False) -> State:
+def _copy_state(state: State, share_cards: bool = False, share_areas: bool = False) -> State:
     st = state.copy()
     for key, value in state.items():
         kind = type(value)
         if kind is dict:
+            if share_areas and key == "areas":
+                st[key] = value.copy()
+                continue
             copier = SECTIONS.get(key)
             st[key] = copy_json(value) if copier is None else copier(value)
         elif kind is list:

@@ -7,6 +7,7 @@ from collections import deque
 from typing import Any
 
 from app.engine import memo
+from app.engine.clone import copy_area
 from app.engine.content import _OVERRIDE, Content, active, content
 from app.engine.memo import owned_index, tracked
 
@@ -237,6 +238,22 @@ def hegemon_of(state: State, seat: int) -> int:
 
 def same_coalition(state: State, a: int, b: int) -> bool:
     return hegemon_of(state, a) == hegemon_of(state, b)
+
+
+def own_area(state: State, area_id: str) -> dict[str, Any]:
+    """The record of `area_id` to change. Every change to an area goes through here:
+    in `apply` the new state shares the unchanged records with the state it came from
+    (``clone.copy_state``'s `share_areas`), and a record is copied here before its
+    first change, so the state `apply` was given is never changed
+    (docs/engine-contract.md, "State"; tests/engine_properties/test_apply_pure.py)."""
+    areas = state["areas"]
+    record: dict[str, Any] = areas[area_id]
+    owned = memo.copied_on_write(areas)
+    if owned is None or id(record) in owned:
+        return record
+    record = areas[area_id] = copy_area(record)
+    owned.add(id(record))
+    return record
 
 
 def at_war(state: State, a: int, b: int) -> bool:

@@ -16,6 +16,7 @@ from app.engine.core import (
     geo,
     loc_costs,
     name,
+    own_area,
     owned,
     player,
     seats,
@@ -145,7 +146,6 @@ def rebellion_check(
     value = sum(int(t["value"]) for t in terms)
     a, b = rng.die(state), rng.die(state)
     total = a + b + value
-    area = state["areas"][area_id]
     if total >= REBELLION_REVOLT_AT:
         result = "rebellion"
     elif total >= REBELLION_UNREST_AT:
@@ -163,7 +163,7 @@ def rebellion_check(
         data={"area": area_id, "value": value, "dice": [a, b], "result": result, "terms": terms},
     )
     if result == "unrest":
-        area["unrest"] = True
+        own_area(state, area_id)["unrest"] = True
     elif result == "rebellion":
         margin = int(knobs("usurpers")["margin"])
         revolt(
@@ -190,7 +190,7 @@ def revolt(
     17.53: one a usurper stirred joins him."""
     g = geo()
     change_owner(state, area_id, None, events, "rebellion")
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     area["unrest"] = False
     area["rebel_of"] = seat
     add_burden(state, seat, "unrest")
@@ -255,7 +255,7 @@ def raise_usurper(state: State, area_id: str, rebel_of: int | None, events: list
         "since": state["turn"],
     }
     usurpers_.usurpers(state)[uid] = u
-    area["usurper"] = uid
+    own_area(state, area_id)["usurper"] = uid
     emit(
         state,
         events,
@@ -356,7 +356,7 @@ def do_plunder(
     p = player(state, seat)
     open_segment(state, seat, events)
     p["taxed"].append(area_id)
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     area["social"] = max(-3, area["social"] - 1)  # 16.22
     emit(
         state,

@@ -16,6 +16,7 @@ from app.engine.core import (
     has_ability,
     leader,
     name,
+    own_area,
     player,
 )
 from app.engine.deck import remove_card
@@ -27,7 +28,7 @@ from app.engine.parleys import start_parley
 def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]]) -> bool:
     """12.3 T: a tie is formed (12.14: never two); 18 P2.2 may give a claim."""
     g = geo()
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     if seat in area["ties"]:
         emit(state, events, "The T result is ignored: a tie already exists.", "12.14", "tie")
         return False
@@ -57,7 +58,7 @@ def add_tie(state: State, seat: int, area_id: str, events: list[dict[str, Any]])
 
 
 def social_change(state: State, area_id: str, delta: int) -> int:
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     before = area["social"]
     area["social"] = max(-3, min(3, before + delta))
     return int(area["social"] - before)
@@ -68,7 +69,7 @@ def conquer(
 ) -> None:
     """10.3 (full conquest) and 12.31 (diplomatic conquest)."""
     g = geo()
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     old = area["owner"]
     if diplomatic:
         emit(
@@ -143,11 +144,13 @@ def partial_conquest(
     if enemy is not None:
         marks = base_area["partial"].get(str(enemy), {})
         if marks.get(target):
+            partial = own_area(state, base)["partial"]
+            marks = partial[str(enemy)]
             marks[target] -= 1
             if not marks[target]:
                 del marks[target]
             if not marks:
-                del base_area["partial"][str(enemy)]
+                del partial[str(enemy)]
             emit(
                 state,
                 events,
@@ -156,7 +159,7 @@ def partial_conquest(
                 "partial",
             )
             return
-    mine = tarea["partial"].setdefault(str(seat), {})
+    mine = own_area(state, target)["partial"].setdefault(str(seat), {})
     mine[base] = mine.get(base, 0) + 1
     total = sum(mine.values())
     pop = int(g.areas[target].get("population", 1))
@@ -176,8 +179,7 @@ def diplomacy_result(
     state: State, seat: int, target: str, code: str, events: list[dict[str, Any]]
 ) -> None:
     """12.3: T, C and T/C."""
-    areas = state["areas"]
-    area = areas[target]
+    area = own_area(state, target)
     if code == "T":
         add_tie(state, seat, target, events)
     elif code in ("C", "T/C"):
@@ -228,7 +230,7 @@ def convert_result(
 ) -> None:
     """22.2: conversion by repeated results against one's own area."""
     g = geo()
-    area = state["areas"][target]
+    area = own_area(state, target)
     if code == "CV":
         prog = area["convert"]
         prog[str(seat)] = prog.get(str(seat), 0) + 1

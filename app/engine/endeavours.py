@@ -19,6 +19,7 @@ from app.engine.core import (
     loc_costs,
     may_attack,
     name,
+    own_area,
     owned,
     player,
     seat_of_power,
@@ -555,7 +556,7 @@ def resolve(
         p["talents"] += gold
         emit(state, events, f"Pillage yields {gold} talents (die {roll}).", "11.3", "gold")
     elif kind == "suppress" and code == "S":
-        area = areas[target]
+        area = own_area(state, target)
         if area["owner"] == seat:
             area["unrest"] = False
             emit(state, events, f"Unrest in {aname} is suppressed.", "10.5", "unrest")
@@ -576,7 +577,7 @@ def resolve(
         if code == "+1":
             social_change(state, target, 1)
         if areas[target]["unrest"]:
-            areas[target]["unrest"] = False
+            own_area(state, target)["unrest"] = False
             emit(state, events, f"Unrest in {aname} is quelled.", "15.3", "unrest")
     elif kind in ("reform", "purge") and code == "R":
         remove_one_burden(state, seat, target, events)
@@ -593,7 +594,7 @@ def resolve(
     elif kind == "diplomacy":
         diplomacy_result(state, seat, target, code, events)
     elif kind == "claim" and code == "K":
-        areas[target]["claims"].append(seat)
+        own_area(state, target)["claims"].append(seat)
         emit(
             state, events, f"{name(state, seat)}'s claim to {aname} is recognised.", "18.4", "claim"
         )
@@ -607,7 +608,7 @@ def resolve(
             "tribute",
         )
     elif kind == "fortify" and code == "F":
-        areas[target]["fort"] = 2 if areas[target]["fort"] < 2 else 3
+        own_area(state, target)["fort"] = 2 if areas[target]["fort"] < 2 else 3
         emit(
             state,
             events,
@@ -616,7 +617,7 @@ def resolve(
             "fort",
         )
     elif kind == "build" and code == "B" and option:
-        areas[target]["buildings"].append(option)
+        own_area(state, target)["buildings"].append(option)
         eff = g.buildings[option]["effect"]
         if eff.get("op") == "monument":
             p["popularity"] += int(eff.get("popularity", 1))
@@ -638,10 +639,10 @@ def resolve(
     elif code == "I-":
         p["influence"] -= 1
     elif kind == "assimilate" and code == "A":
-        areas[target]["language"] = p["emperor"]["language"]
+        own_area(state, target)["language"] = p["emperor"]["language"]
         emit(state, events, f"{aname} adopts {name(state, seat)}'s language.", "8.5", "culture")
     elif code == "U":
-        areas[target]["unrest"] = True
+        own_area(state, target)["unrest"] = True
         emit(state, events, f"{aname} enters unrest.", "8.5", "unrest")
     elif kind == "science" and code == "N":
         p["innovations"].append(target)
@@ -658,7 +659,7 @@ def resolve(
     elif code == "X" and option:
         other = seat_of_power(state, option)
         if other is not None and other in areas[target]["ties"]:
-            areas[target]["ties"].remove(other)
+            own_area(state, target)["ties"].remove(other)
             emit(
                 state,
                 events,

@@ -14,6 +14,7 @@ from app.engine.core import (
     geo,
     has_ability,
     name,
+    own_area,
     owned,
     player,
     seat_of_power,
@@ -128,7 +129,8 @@ def resolve_event(
         die(state, seat, events, "fate", heirless=not has_ability(state, seat, "designated_heir"))
     elif op == "plague":
         for a in _pick_areas(state, seat, int(eff.get("areas", 1))):
-            state["areas"][a]["social"] = max(-3, state["areas"][a]["social"] - 1)
+            area = own_area(state, a)
+            area["social"] = max(-3, area["social"] - 1)
             emit(
                 state,
                 events,
@@ -149,11 +151,11 @@ def resolve_event(
         add_burden(state, seat, str(eff.get("burden", "corruption")))
     elif op == "unrest":
         for a in _pick_areas(state, seat, int(eff.get("areas", 1)), exclude_court=True):
-            state["areas"][a]["unrest"] = True
+            own_area(state, a)["unrest"] = True
             emit(state, events, f"{g.areas[a]['name']} enters unrest.", "19.2", "unrest")
     elif op == "social":
         for a in _pick_areas(state, seat, int(eff.get("areas", 1))):
-            area = state["areas"][a]
+            area = own_area(state, a)
             area["social"] = max(-3, min(3, area["social"] + int(eff.get("amount", 1))))
             emit(
                 state,
@@ -241,9 +243,9 @@ def die(
     p["popularity"] = 2
     rebuild_for_heir(state, seat)
     if heirless:
-        for area in state["areas"].values():  # 19.33 and 12.43
+        for a_id, area in list(state["areas"].items()):  # 19.33 and 12.43
             if seat in area["ties"]:
-                area["ties"].remove(seat)
+                own_area(state, a_id)["ties"].remove(seat)
         add_burden(state, seat, "pretender")
         for ref in [
             h for h in p["in_play"] if g.fate.get(h, {}).get("effect", {}).get("op") == "demesne"
@@ -350,7 +352,7 @@ def play_holding(
     state["fate"]["discard"].append(card)
     areas = state["areas"]
     if op == "recognition_of_claim" and target:
-        areas[target]["claims"].append(seat)  # 18 P2.3 / P3.1
+        own_area(state, target)["claims"].append(seat)  # 18 P2.3 / P3.1
         emit(
             state,
             events,
@@ -360,7 +362,7 @@ def play_holding(
         )
     elif op == "dynastic_inheritance" and target:
         if seat not in areas[target]["claims"] and faith_allows_claim(state, seat, target):
-            areas[target]["claims"].append(seat)  # 18 P4
+            own_area(state, target)["claims"].append(seat)  # 18 P4
             emit(
                 state,
                 events,
@@ -372,7 +374,7 @@ def play_holding(
     elif op == "diplomatic_coup" and target:
         other = seat_of_power(state, action["power"])
         if other is not None and other in areas[target]["ties"]:
-            areas[target]["ties"].remove(other)
+            own_area(state, target)["ties"].remove(other)
             emit(
                 state,
                 events,

@@ -56,9 +56,10 @@ from app.engine.setup import SCHEMA, geo_counters, new_game
 
 def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, Any]]]:
     act = check(state, seat, action)
-    st = copy_state(state, share_cards=True)  # a card is never changed: only moved
+    # a card is never changed, only moved; an area record is copied when first changed
+    st = copy_state(state, share_cards=True, share_areas=True)
     events: list[dict[str, Any]] = []
-    with memo.scope():
+    with memo.scope(), memo.areas_on_write(st):
         HANDLERS[act["type"]](st, seat, act, events)
         advance(st, events)
     return st, events
@@ -83,7 +84,9 @@ def apply_in_place(
     events: list[dict[str, Any]] = []
     try:
         entry.moving = True
-        with memo.scope():
+        # its records may be shared with the state an `apply` made it from, and the
+        # undo token keeps the map's records as they are: each is copied when changed
+        with memo.scope(), memo.areas_on_write(state):
             HANDLERS[act["type"]](state, seat, act, events)
             advance(state, events)
         entry.moving = False

@@ -45,6 +45,7 @@ from app.engine.core import (
     geo,
     hegemon_of,
     name,
+    own_area,
     parley_weight,
     player,
     relation,
@@ -158,6 +159,7 @@ def carry_out(state: State, off: dict[str, Any], events: list[dict[str, Any]]) -
         for area in side["claims"]:
             claims = areas[area]["claims"]
             if giver in claims and receiver not in claims:
+                claims = own_area(state, area)["claims"]
                 claims.remove(giver)
                 claims.append(receiver)
                 emit(

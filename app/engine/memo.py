@@ -42,7 +42,7 @@ import marshal
 import threading
 from typing import Any
 
-from app.engine.clone import copy_areas, copy_json
+from app.engine.clone import copy_json
 from app.engine.errors import EngineError
 
 State = dict[str, Any]
@@ -140,10 +140,11 @@ class Undo:
     and the stamps before and after, so that tokens are taken back last first
     and once.
 
-    The state before is kept as the areas copied by layout plus everything else
-    as ``marshal`` bytes: bytes are one object, not thousands the garbage
-    collector walks again and again while a search holds a long line of
-    tokens, and ``marshal`` keeps key order and tells True from 1."""
+    The state before is kept as the map's records as they are (a new dict of the
+    same records: the move copies a record before it changes it, ``areas_on_write``)
+    plus everything else as ``marshal`` bytes: bytes are one object, not thousands
+    the garbage collector walks again and again while a search holds a long line
+    of tokens, and ``marshal`` keeps key order and tells True from 1."""
 
     __slots__ = ("state", "shell", "areas", "legal", "stamp_before", "stamp_after")
 
@@ -152,7 +153,7 @@ class Undo:
         if type(areas) is dict:
             shell = state.copy()
             shell["areas"] = None
-            self.areas: dict[str, Any] | None = copy_areas(areas)
+            self.areas: dict[str, Any] | None = areas.copy()
         else:  # pragma: no cover - not a state this engine makes
             shell, self.areas = state, None
         self.shell: bytes | None = marshal.dumps(shell)
@@ -208,6 +209,9 @@ class _Local(threading.local):
         self.reading = 0
         self.reads: dict[tuple[int, int], tuple[State, Any]] | None = None
         self.suspended: list[tuple[int, dict[tuple[int, int], tuple[State, Any]] | None]] = []
+        # id(a map whose records are shared with another state) -> the ids of the
+        # records this move copied into it (`areas_on_write`, `core.own_area`)
+        self.on_write: dict[int, set[int]] = {}
 
 
 LOCAL = _Local()
@@ -273,6 +277,35 @@ class _Moving(_Scope):
 
 
 MOVING = _Moving()
+
+
+class _AreasOnWrite:
+    """``with areas_on_write(state):`` around a move of a state whose map shares its
+    area records with another state (``copy_state``'s `share_areas`): each record is
+    copied before the move first changes it (``core.own_area``), and left shared if
+    the move never does."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, state: State) -> None:
+        self.key = id(state["areas"])
+
+    def __enter__(self) -> None:
+        LOCAL.on_write[self.key] = set()
+
+    def __exit__(self, *exc: object) -> None:
+        del LOCAL.on_write[self.key]
+
+
+def areas_on_write(state: State) -> _AreasOnWrite:
+    """The scope in which `state`'s shared area records are copied on first write."""
+    return _AreasOnWrite(state)
+
+
+def copied_on_write(areas: dict[str, Any]) -> set[int] | None:
+    """The ids of the records a move copied into `areas` so far, or None when `areas`
+    is not a map whose records are copied on write (then a record is changed as is)."""
+    return LOCAL.on_write.get(id(areas)) if LOCAL.on_write else None
 
 
 def scope() -> _Scope:

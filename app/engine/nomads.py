@@ -15,7 +15,17 @@ from functools import lru_cache
 from typing import Any
 
 from app.engine import rng
-from app.engine.core import State, clamp_popularity, cx, emit, geo, name, owned, player
+from app.engine.core import (
+    State,
+    clamp_popularity,
+    cx,
+    emit,
+    geo,
+    name,
+    own_area,
+    owned,
+    player,
+)
 from app.engine.defense import defense_cost, defense_terms
 from app.engine.rules import MAX_EXTRA_TALENTS
 from app.engine.world import hordes_of_pack, knobs, world
@@ -282,7 +292,7 @@ def resolve_raid(
     die = rng.die(state)
     final = total + die
     result = raid_result(final)
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     owner = area["owner"]
     hname = horde_name(state, hid)
     emit(

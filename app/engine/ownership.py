@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.core import State, emit, faith_allows_claim, geo, leader, name, owned, player
+from app.engine.core import (
+    State,
+    emit,
+    faith_allows_claim,
+    geo,
+    leader,
+    name,
+    own_area,
+    owned,
+    player,
+)
 from app.engine.deck import add_burden
 from app.engine.exile import court_lost
 from app.engine.memo import owner_changed
@@ -37,7 +47,7 @@ def change_owner(
 ) -> None:
     """7.4: an area changes hands; partial conquests, conversions and courts follow."""
     g = geo()
-    area = state["areas"][area_id]
+    area = own_area(state, area_id)
     old = area["owner"]
     area["owner"] = new_owner
     owner_changed(state, area_id, old, new_owner)
@@ -46,12 +56,13 @@ def change_owner(
     area["rebel_of"] = None
     if area["usurper"]:
         usurper_area_lost(state, area_id, events)  # 17.57
-    for other_id, other in state["areas"].items():  # 10.37
+    for other_id, other in list(state["areas"].items()):  # 10.37
         for s in list(other["partial"]):
             if area_id in other["partial"][s]:
-                del other["partial"][s][area_id]
-                if not other["partial"][s]:
-                    del other["partial"][s]
+                partial = own_area(state, other_id)["partial"]
+                del partial[s][area_id]
+                if not partial[s]:
+                    del partial[s]
                 emit(
                     state,
                     events,
@@ -101,5 +112,5 @@ def seat_claim_by_tie(state: State, seat: int, area_id: str) -> bool:
         return False
     if not faith_allows_claim(state, seat, area_id):
         return False  # 18.12
-    area["claims"].append(seat)
+    own_area(state, area_id)["claims"].append(seat)
     return True

@@ -13,6 +13,7 @@ from app.engine.core import (
     faith_allows_claim,
     geo,
     name,
+    own_area,
     owned,
     parley_weight,
     player,
@@ -74,7 +75,7 @@ def resolve_parley(state: State, events: list[dict[str, Any]]) -> None:
     if not passed:
         return
     if pa["question"] == "claim":
-        state["areas"][area]["claims"].append(pa["caller"])
+        own_area(state, area)["claims"].append(pa["caller"])
         emit(
             state,
             events,

@@ -19,6 +19,7 @@ from app.engine.core import (
     geo,
     has_ability,
     name,
+    own_area,
     player,
 )
 from app.engine.deck import discard_hand, draw_card, petition_cost
@@ -290,7 +291,7 @@ def h_remove_tie(
     state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
 ) -> None:
     close_tax(state, seat)
-    state["areas"][action["area"]]["ties"].remove(seat)
+    own_area(state, action["area"])["ties"].remove(seat)
     emit(
         state,
         events,
@@ -304,7 +305,7 @@ def h_reduce_fort(
     state: State, seat: int, action: dict[str, Any], events: list[dict[str, Any]]
 ) -> None:
     close_tax(state, seat)
-    area = state["areas"][action["area"]]
+    area = own_area(state, action["area"])
     area["fort"] = 2 if area["fort"] == 3 else 0
     emit(
         state,

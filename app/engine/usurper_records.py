@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.engine.core import State, emit, geo
+from app.engine.core import State, emit, geo, own_area
 from app.engine.world import knobs, world
 
 Event = dict[str, Any]
@@ -58,7 +58,7 @@ def _same_culture(state: State, u: dict[str, Any], area_id: str) -> bool:
 
 def join(state: State, uid: str, area_id: str) -> None:
     """An area comes under a usurper (17.53, 17.54)."""
-    state["areas"][area_id]["usurper"] = uid
+    own_area(state, area_id)["usurper"] = uid
     usurpers(state)[uid]["areas"].append(area_id)
 
 
@@ -67,7 +67,7 @@ def area_lost(state: State, area_id: str, events: list[Event]) -> None:
     his other areas stay independent, without him."""
     g = geo()
     u = of_area(state, area_id)
-    state["areas"][area_id]["usurper"] = None
+    own_area(state, area_id)["usurper"] = None
     if u is None:
         return
     if area_id != u["court"]:
@@ -82,7 +82,7 @@ def area_lost(state: State, area_id: str, events: list[Event]) -> None:
         )
         return
     for a in u["areas"]:
-        state["areas"][a]["usurper"] = None
+        own_area(state, a)["usurper"] = None
     del usurpers(state)[u["id"]]
     emit(
         state,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.engine import overreach, rng
-from app.engine.core import State, emit, geo, name, owned, player
+from app.engine.core import State, emit, geo, name, own_area, owned, player
 from app.engine.economy import raise_usurper, rebellion_check, rebellion_terms
 from app.engine.ownership import change_owner
 from app.engine.usurper_records import (
@@ -137,7 +137,7 @@ def _expand(state: State, uid: str, events: list[Event]) -> bool:
         cands,
         key=lambda a: (int(g.areas[a].get("population", 1)) + int(areas[a]["social"]), a),
     )
-    area = areas[target]
+    area = own_area(state, target)
     owner = area["owner"]
     sway = _same_culture(state, u, target)
     terms: list[Term] = [{"term": f"{u['name']}'s rating", "value": u["rating"], "rule": "17.54"}]
@@ -230,7 +230,7 @@ def buy_off(state: State, seat: int, action: dict[str, Any], events: list[Event]
     exiled = p["exiled"]
     del usurpers(state)[u["id"]]
     for a in u["areas"]:
-        state["areas"][a]["usurper"] = None
+        own_area(state, a)["usurper"] = None
     emit(
         state,
         events,
@@ -268,7 +268,7 @@ def heirless_unrest(state: State, seat: int, events: list[Event]) -> None:
     while cands and len(picked) < n:
         picked.append(cands.pop(rng.below(state, len(cands))))
     for a in sorted(picked):
-        state["areas"][a]["unrest"] = True
+        own_area(state, a)["unrest"] = True
     emit(
         state,
         events,

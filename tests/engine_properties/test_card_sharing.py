@@ -1,7 +1,9 @@
-"""`apply`'s copy shares the card records with the position it came from, and nothing
-else (app/engine/clone.py, ``copy_state``'s `share_cards`): no rule edits a card once it
-is made, it only moves between lists. Held here over whole games of every scenario on the
-real content pack."""
+"""`apply`'s copy shares with the position it came from the card records and the area
+records its move did not change, and nothing else (app/engine/clone.py, ``copy_state``'s
+`share_cards` and `share_areas`): no rule edits a card once it is made, it only moves
+between lists, and a move copies an area record before it first changes it
+(``core.own_area``). Held here over whole games of every scenario on the real content
+pack: the position a move started from is, byte for byte, what it was."""
 
 from __future__ import annotations
 
@@ -29,15 +31,17 @@ def _cards_of(state: dict[str, Any]) -> list[dict[str, Any]]:
     ("scenario", "seed"),
     [("teaching", 4), ("four_empires", 5), ("successors", 6), ("late_antiquity", 7)],
 )
-def test_apply_shares_the_card_records_and_never_edits_one(scenario: str, seed: int) -> None:
-    """`apply`'s copy shares the card records with the position it came from (no rule
-    edits a card: it only moves between lists), and shares nothing else: along a whole
-    game of random legal moves, every position is, byte for byte, what it was before its
-    move, and the two positions have no list or dict in common but cards."""
+def test_apply_shares_cards_and_unchanged_areas_and_never_edits_one(
+    scenario: str, seed: int
+) -> None:
+    """Along a whole game of random legal moves, every position is, byte for byte, what
+    it was before its move; the two positions have no list or dict in common but cards
+    and the records (with their lists) of the areas the move left as they were; and a
+    move shares most of the map and copies the areas it changes."""
     seats = scenario_catalogue()[scenario]
     rng = random.Random(seed)
     state = engine.new_game(scenario, list(seats), seed)
-    shared_seen = 0
+    shared_seen = areas_shared = areas_changed = 0
     for _ in range(400):
         if engine.outcome(state) is not None:
             break
@@ -45,9 +49,17 @@ def test_apply_shares_the_card_records_and_never_edits_one(scenario: str, seed: 
         before = engine.dumps(state)
         after, _ = engine.apply(state, seat, rng.choice(engine.legal_actions(state, seat)))
         assert engine.dumps(state) == before
-        cards = {id(c) for c in _cards_of(state)}
+        assert after["areas"] is not state["areas"]
+        allowed = {id(c) for c in _cards_of(state)}
+        for a_id, record in state["areas"].items():
+            if after["areas"][a_id] is record:
+                areas_shared += 1
+                allowed |= containers(record, set())
+            elif engine.dumps(after["areas"][a_id]) != engine.dumps(record):
+                areas_changed += 1
         common = containers(after, set()) & containers(state, set())
-        assert common <= cards
+        assert common <= allowed
         shared_seen += len(common)
         state = after
-    assert shared_seen > 0
+    assert shared_seen > 0 and areas_changed > 0
+    assert areas_shared > 20 * areas_changed, (areas_shared, areas_changed)
