@@ -241,7 +241,10 @@ def _agreement(ag: dict[str, Any]) -> dict[str, Any]:
     return b
 
 
-def copy_relations(rel: dict[str, Any]) -> dict[str, Any]:
+def copy_relations(rel: dict[str, Any], share_ended: bool = False) -> dict[str, Any]:
+    """The relations by layout; with `share_ended` (``apply``'s copy), the records of
+    agreements no longer in force are shared: only an agreement in force is ever
+    changed (broken, voided, expired, cancelled: grand.py), an ended one is history."""
     if rel.keys() != RELATIONS_KEYS or any(
         pair.keys() != PAIR_KEYS for pair in rel["pairs"].values()
     ):
@@ -251,7 +254,10 @@ def copy_relations(rel: dict[str, Any]) -> dict[str, Any]:
     out["pairs"] = {k: pair.copy() for k, pair in rel["pairs"].items()}
     out["hegemons"] = rel["hegemons"][:]
     out["coalitions"] = {k: juniors[:] for k, juniors in rel["coalitions"].items()}
-    out["agreements"] = [_agreement(ag) for ag in rel["agreements"]]
+    out["agreements"] = [
+        ag if share_ended and ag.get("status") != "in_force" else _agreement(ag)
+        for ag in rel["agreements"]
+    ]
     return out
 
 
@@ -372,7 +378,8 @@ def copy_state(state: State, share_cards: bool = False, share_areas: bool = Fals
     card's keys (``{"id", "kind", "ref"}``, in decks, hands and holdings) are shared
     with `state`, their lists copied: no rule changes a card once it is made, it only
     moves between lists (docs/engine-contract.md, "State"; tests/engine_properties/test_card_sharing.py
-    holds it over whole games). A third of a copy's work was copying them.
+    holds it over whole games). A third of a copy's work was copying them. The records
+    of agreements that ended are shared too: no rule changes one.
 
     With `share_areas` (``apply``'s copy too), the map is a new dict of the same area
     records: the move copies a record before it first changes it (``core.own_area``,
@@ -392,6 +399,9 @@ def _copy_state(state: State, share_cards: bool = False, share_areas: bool = Fal
         if kind is dict:
             if share_areas and key == "areas":
                 st[key] = value.copy()
+                continue
+            if share_cards and key == "relations":
+                st[key] = copy_relations(value, share_ended=True)
                 continue
             copier = SECTIONS.get(key)
             st[key] = copy_json(value) if copier is None else copier(value)
