@@ -63,7 +63,7 @@ def clone(state: GameState) -> GameState:
     ``copy.deepcopy``), ready to be driven in place with `apply_in_place`:
     its legal actions are computed once per position."""
     copy = copy_state(state)
-    memo.track(copy)
+    memo.track(copy).owns_map = True  # a deep copy: its map's records are its own
     return copy
 
 

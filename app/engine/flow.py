@@ -58,6 +58,9 @@ def apply(state: State, seat: int, action: Any) -> tuple[State, list[dict[str, A
     act = check(state, seat, action)
     # a card is never changed, only moved; an area record is copied when first changed
     st = copy_state(state, share_cards=True, share_areas=True)
+    entry = memo.tracked(state)
+    if entry is not None:
+        entry.owns_map = False  # its map's records are the new state's too now
     events: list[dict[str, Any]] = []
     with memo.scope(), memo.areas_on_write(st):
         HANDLERS[act["type"]](st, seat, act, events)
@@ -84,11 +87,14 @@ def apply_in_place(
     events: list[dict[str, Any]] = []
     try:
         entry.moving = True
-        # its records may be shared with the state an `apply` made it from, and the
-        # undo token keeps the map's records as they are: each is copied when changed
-        with memo.scope(), memo.areas_on_write(state):
-            HANDLERS[act["type"]](state, seat, act, events)
-            advance(state, events)
+        with memo.scope():
+            if entry.owns_map:  # a clone's playout: nobody else holds its map's records
+                HANDLERS[act["type"]](state, seat, act, events)
+                advance(state, events)
+            else:  # shared with the state an `apply` made it from, or an undo token's:
+                with memo.areas_on_write(state):  # each is copied when first changed
+                    HANDLERS[act["type"]](state, seat, act, events)
+                    advance(state, events)
         entry.moving = False
     except BaseException:
         entry.moving = False

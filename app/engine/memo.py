@@ -59,7 +59,7 @@ class Entry:
     """The memo of one tracked state: its legal actions by seat at the current
     position, and the stamp that names the position."""
 
-    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving")
+    __slots__ = ("state", "legal", "stamp", "owned", "abilities", "moving", "owns_map")
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -73,6 +73,9 @@ class Entry:
         # (the areas dict it indexes, owner -> sorted area ids): kept across
         # calls and moves, brought up to date by `owner_changed`.
         self.owned: tuple[dict[str, Any], dict[Any, list[str]]] | None = None
+        # True while no other state or undo token may hold its area records (a
+        # `clone`, until an undoable move): a move may then change them in place
+        self.owns_map = False
 
     def moved(self) -> None:
         """The state is about to change: a new position, nothing known of it."""
@@ -154,6 +157,7 @@ class Undo:
             shell = state.copy()
             shell["areas"] = None
             self.areas: dict[str, Any] | None = areas.copy()
+            entry.owns_map = False  # the token holds them now
         else:  # pragma: no cover - not a state this engine makes
             shell, self.areas = state, None
         self.shell: bytes | None = marshal.dumps(shell)

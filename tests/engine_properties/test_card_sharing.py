@@ -67,3 +67,46 @@ def test_apply_shares_cards_and_unchanged_areas_and_never_edits_one(
         state = after
     assert shared_seen > 0 and areas_changed > 0
     assert areas_shared > 20 * areas_changed, (areas_shared, areas_changed)
+
+
+def _moves(state: dict[str, Any], rng: random.Random, n: int) -> list[tuple[int, Any]]:
+    """Up to `n` legal moves from `state` on, played on a copy."""
+    state = engine.clone(state)
+    out: list[tuple[int, Any]] = []
+    for _ in range(n):
+        if engine.outcome(state) is not None:
+            break
+        seat = engine.pending(state)[0]["seat"]
+        action = rng.choice(engine.legal_actions(state, seat))
+        out.append((seat, action))
+        engine.apply_in_place(state, seat, action, undoable=False)
+    return out
+
+
+def test_moving_in_place_never_changes_a_state_that_shares_its_map() -> None:
+    """A state `apply` made shares area records with the one it came from: driving either
+    in place afterwards (a clone's playout, a search's undoable moves) copies a record
+    before changing it, so the other stays byte for byte what it was."""
+    seats = scenario_catalogue()["four_empires"]
+    rng = random.Random(8)
+    state = engine.new_game("four_empires", list(seats), 8)
+    for seat, action in _moves(state, rng, 60):
+        state, _ = engine.apply(state, seat, action)
+    line = _moves(state, rng, 80)
+    assert len(line) == 80
+    for undoable in (False, True):
+        # the state apply returned, driven in place: its parent is untouched
+        parent = engine.clone(state)
+        child, _ = engine.apply(parent, *line[0])
+        before = engine.dumps(parent)
+        for seat, action in line[1:]:
+            engine.apply_in_place(child, seat, action, undoable=undoable)
+        assert engine.dumps(parent) == before
+        # the parent (a clone) driven in place after apply made a child of it: the
+        # child is untouched
+        parent = engine.clone(state)
+        child, _ = engine.apply(parent, *line[0])
+        kept = engine.dumps(child)
+        for seat, action in line:
+            engine.apply_in_place(parent, seat, action, undoable=undoable)
+        assert engine.dumps(child) == kept
