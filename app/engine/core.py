@@ -245,7 +245,7 @@ def own_area(state: State, area_id: str) -> dict[str, Any]:
     in `apply` the new state shares the unchanged records with the state it came from
     (``clone.copy_state``'s `share_areas`), and a record is copied here before its
     first change, so the state `apply` was given is never changed
-    (docs/engine-contract.md, "State"; tests/engine_properties/test_apply_pure.py)."""
+    (docs/engine-contract.md, "In place"; tests/engine_properties/test_card_sharing.py)."""
     areas = state["areas"]
     record: dict[str, Any] = areas[area_id]
     owned = memo.copied_on_write(areas)
