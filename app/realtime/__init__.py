@@ -31,7 +31,7 @@ from app.realtime.presence import Tracker
 from app.realtime.source import ServiceSource
 from app.services import logins, publisher
 from app.services.publisher import ENDED_REASON, origin, publish
-from app.store.db import make_engine, make_sessionmaker
+from app.store.db import loop_engine, make_engine, make_sessionmaker
 
 __all__ = ["Runtime", "origin", "publish", "realtime_lifespan", "runtime"]
 
@@ -145,7 +145,8 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
     factory = getattr(state, "sessionmaker", None)
     if factory is None:
         factory = make_sessionmaker(make_engine(settings.database_url, **settings.pool_options))
-    source = ServiceSource(factory)
+    loop_db = loop_engine(factory.kw["bind"]) if factory.kw.get("bind") is not None else None
+    source = ServiceSource(factory, make_sessionmaker(loop_db) if loop_db is not None else None)
     loop = asyncio.get_running_loop()
     hub = Hub(source, queue_size=settings.ws_queue_size)
     hub.bind(loop)
@@ -192,3 +193,5 @@ async def realtime_lifespan(app: Any = None) -> AsyncIterator[Runtime]:
                 logins.on_logout.remove(rt.publisher.publish_logout)
             await asyncio.to_thread(rt.publisher.stop)
         await hub.close()
+        if loop_db is not None:
+            loop_db.dispose()

@@ -63,12 +63,29 @@ def _close_code(status: int) -> int:
 class ServiceSource:
     """The hub's ``GameSource`` and the socket's gateway to the services."""
 
-    def __init__(self, factory: sessionmaker[Session]) -> None:
+    def __init__(
+        self, factory: sessionmaker[Session], loop_factory: sessionmaker[Session] | None = None
+    ) -> None:
         self.factory = factory
         bind: Any = factory.kw.get("bind")
         self._db_key = str(bind.engine.url) if bind is not None else None
         #: whether the socket's calls run on the loop (SQLite; app/store/blocking.py)
         self.inline = blocking.inline(factory)
+        #: a database server's sessions for the calls on the loop: a connection of the
+        #: loop's own (``store.db.loop_engine``); None: such calls go to the pool
+        self.loop_factory = loop_factory
+
+    def on_loop(self, game_id: int, expected_version: int | None) -> bool:
+        """Whether a socket's move of `game_id` at `expected_version` runs on the loop:
+        always with SQLite; with a database server when this process holds the game at
+        that version, so that the move is one statement that waits for no lock
+        (app/store/blocking.py). A call on the loop that finds it must wait runs again
+        in the pool."""
+        if self.inline:
+            return True
+        if self.loop_factory is None or self._db_key is None or expected_version is None:
+            return False
+        return gamelog.held_at(self._db_key, game_id, expected_version)
 
     # -- memory ------------------------------------------------------------------------
     def frame(self, game_id: int) -> Any:
@@ -137,9 +154,10 @@ class ServiceSource:
         changes.changes.put(self._db_key, game_id, since, version, moves, digest, row)
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A session for one read (a write commits through the unit of work)."""
-        db = self.factory()
+    def session(self, factory: sessionmaker[Session] | None = None) -> Iterator[Session]:
+        """A session for one read (a write commits through the unit of work); from
+        `factory` when given (the loop's own)."""
+        db = (factory or self.factory)()
         try:
             yield db
         finally:
@@ -286,7 +304,8 @@ class ServiceSource:
                 "reason": f"{field}: {first.get('msg')}",
             }
         try:
-            with self.session() as db:
+            loop = self.loop_factory if blocking.on_loop() and not self.inline else None
+            with self.session(loop) as db:
                 if logins.user_id_for_token(db, token) != user_id:
                     return {
                         "type": "error",

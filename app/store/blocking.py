@@ -15,8 +15,19 @@ process. So a write begun on the loop does not wait (``begin_immediate``): when 
 lock is taken it raises `Busy` before anything is read or written, and `call` runs the
 whole call again in the thread pool, where waiting is harmless.
 
-PostgreSQL is a server behind a socket: every statement waits a round trip, and that
-wait must not stop the loop, so its calls go to the thread pool.
+PostgreSQL is a server behind a socket: a statement waits a round trip, and a
+transaction that locks a row may wait for another writer's as long as that one takes,
+so its calls go to the thread pool, with one exception: a socket's move of a game this
+process holds (``heldwrite``), which is ONE autocommitted statement that never waits
+for a lock (it takes the row ``NOWAIT``). Its round trip is the commit's, a fraction of
+a millisecond on the same machine, and the thread pool's hand-off cost more CPU than
+the move's own write: the wake-up of a worker thread and the two threads' fight for
+the GIL while the loop pushes other games (docs/performance.md, "Where the calls
+run"). So it runs on the loop, on a connection of the loop's own (``loop_engine``):
+the pool's connections may all be out to the threads, and the loop must never wait
+for one. Anything else such a call would do that could wait (a locking read: the
+transaction path's ``begin_write``) raises `Busy` before it has written anything, and
+the call runs again in the pool, as SQLite's does.
 
 `bench/api_actions.py` and `bench/ws_fanout.py` measure the difference
 (docs/performance.md).
@@ -43,6 +54,18 @@ class Busy(Exception):
     written anything."""
 
 
+def on_loop() -> bool:
+    """Whether this call runs on the event loop (`call` with `on_loop`)."""
+    return _ON_LOOP.get()
+
+
+def refuse_on_loop(why: str) -> None:
+    """Raise `Busy` when this call runs on the loop: what comes next could wait (a
+    database server's lock), so the call runs again in the thread pool."""
+    if _ON_LOOP.get():
+        raise Busy(why)
+
+
 def inline(bind: Any) -> bool:
     """Whether calls on `bind` (an engine, connection, session or session factory)
     run on the loop: SQLite's do, a database server's do not."""
@@ -65,8 +88,8 @@ async def call(
     limiter: anyio.CapacityLimiter | None = None,
 ) -> T:
     """``fn(*args)`` on the loop when `on_loop`, else in anyio's thread pool (under
-    `limiter`, if given). A call on the loop that finds SQLite's write lock taken
-    (`Busy`) is run again in the pool."""
+    `limiter`, if given). A call on the loop that would wait (`Busy`: SQLite's write
+    lock taken, a database server's row lock needed) is run again in the pool."""
     if on_loop:
         token = _ON_LOOP.set(True)
         try:

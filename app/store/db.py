@@ -118,6 +118,18 @@ def _ping_when_idle(engine: Engine) -> None:
             raise exc.DisconnectionError(f"an idle connection is dead: {e}") from e
 
 
+def loop_engine(engine: Engine) -> Engine | None:
+    """A database server's engine of ONE connection for the calls that run on the event
+    loop (app/store/blocking.py), None for SQLite (its calls on the loop share the pool:
+    a checkout there never waits for a network). The loop runs one call at a time, so
+    one connection is always free for it, and it never waits for the main pool's, which
+    the threads may all hold."""
+    if engine.dialect.name == "sqlite":
+        return None
+    url = engine.url.render_as_string(hide_password=False)
+    return make_engine(url, pool_size=1, max_overflow=0, pool_timeout=1)
+
+
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=True)
 

@@ -165,6 +165,9 @@ def begin_write(db: Session) -> None:
         if not raw.in_transaction:
             # On the event loop it does not wait for the lock (app/store/blocking.py).
             blocking.begin_immediate(raw, SQLITE_BUSY_TIMEOUT_MS)
+    else:
+        # The row lock that follows may wait: never on the loop (app/store/blocking.py).
+        blocking.refuse_on_loop("a locking read")
 
 
 def lock_game(db: Session, game_id: int) -> Game | None:
@@ -260,11 +263,16 @@ def write_row(
 #: held; the actions and events inserted from JSON arrays only if that UPDATE took; the
 #: NOTIFY for the other processes (app/realtime/pg.py), delivered by the commit. One round
 #: trip where the transaction takes five (BEGIN, the locking read, the events, the row,
-#: COMMIT) and the NOTIFY a sixth; nothing is written or sent unless all of it is.
+#: COMMIT) and the NOTIFY a sixth; nothing is written or sent unless all of it is. It
+#: never waits for another writer: the row is locked ``NOWAIT`` first (``l``), and a
+#: row locked elsewhere is a write not made (that writer is moving the game on), so it
+#: may run on the event loop (app/store/blocking.py).
 _HELD_WRITE = f"""
-WITH g AS (
+WITH l AS (
+  SELECT id FROM games WHERE id = %(id)s FOR UPDATE NOWAIT
+), g AS (
   UPDATE games SET {", ".join(f"{k} = %({k})s" for k in HELD_FIELDS)}, updated_at = %(now)s
-  WHERE id = %(id)s AND version = %(expected)s AND {ROW_DIGEST} = %(digest)s
+  WHERE id = (SELECT id FROM l) AND version = %(expected)s AND {ROW_DIGEST} = %(digest)s
   RETURNING games.id, {ROW_DIGEST} AS digest
 ), a AS (
   INSERT INTO actions (game_id, seq, seat, action, source, user_id, idempotency_key,
@@ -326,6 +334,8 @@ def write_held(db: Session, row: Mapping[str, Any], params: Mapping[str, Any]) -
         got = raw.execute(_HELD_WRITE, bound, prepare=True).fetchone()
     except psycopg.errors.UniqueViolation:
         return None  # the idempotency key is taken: the ordinary path answers it
+    except psycopg.errors.LockNotAvailable:
+        return None  # another writer holds the row: the ordinary path waits for it
     finally:
         raw.autocommit = False
     return None if got is None else str(got[0])

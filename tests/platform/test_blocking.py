@@ -1,5 +1,6 @@
 """Where the hot paths' database calls run (app/store/blocking.py): on the event loop
-with SQLite, in the thread pool with PostgreSQL."""
+with SQLite, in the thread pool with PostgreSQL but for a socket's move of a game the
+process holds, which runs on the loop and never waits for a lock."""
 
 from __future__ import annotations
 
@@ -100,5 +101,86 @@ def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> No
     holder.close()
     eng.dispose()
     assert version_after == version + 1
+    assert worst_gap < 0.2, f"the loop stood still for {worst_gap:.3f} s"
+    assert threads[0] == loop_thread and threads[-1] != loop_thread and len(threads) == 2
+
+
+@pytest.mark.postgres
+def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str) -> None:
+    """PostgreSQL: a move of a game this process holds runs on the loop, on the loop's
+    own connection (``store.db.loop_engine``), as one statement. When another writer
+    holds the game's row, it does not wait on the loop: the statement takes the row
+    ``NOWAIT``, the transaction path refuses to start there (`Busy`), and the move runs
+    again in the thread pool, which waits for the lock and lands once it is let go."""
+    from sqlalchemy import text
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app import engine as game_engine
+    from app.services import gamelog, moves
+    from app.store.db import loop_engine
+    from tests.conftest import migrate
+
+    migrate(pg_url)
+    eng = make_engine(pg_url)
+    loop_eng = loop_engine(eng)
+    assert loop_eng is not None and loop_engine(make_engine("sqlite://")) is None
+    factory: sessionmaker[Session] = make_sessionmaker(eng)
+    on_loop_factory: sessionmaker[Session] = make_sessionmaker(loop_eng)
+    gid, users = two_person_game(factory)
+    key = str(eng.url)
+    threads: list[int] = []
+
+    def position() -> tuple[int, int, dict[str, object]]:
+        with factory() as db:
+            game, state = gamelog.read_current(db, gid)
+            assert state is not None
+            seat = game_engine.pending(state)[0]["seat"]
+            return game.version, seat, game_engine.legal_actions(state, seat)[0]
+
+    def submit(version: int, seat: int, action: dict[str, object]) -> int:
+        threads.append(threading.get_ident())
+        with (on_loop_factory if blocking.on_loop() else factory)() as db:
+            result = moves.submit_action(db, gid, users[seat], action, version, None)
+            db.commit()
+            return result.version
+
+    async def run(version: int, seat: int, action: dict[str, object]) -> tuple[int, float, int]:
+        loop_thread = threading.get_ident()
+        ticks = [time.monotonic()]
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(0.01)
+                ticks.append(time.monotonic())
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0.02)
+        after = await blocking.call(True, submit, version, seat, action)
+        ticks.append(time.monotonic())
+        ticker.cancel()
+        return after, max(b - a for a, b in zip(ticks, ticks[1:], strict=False)), loop_thread
+
+    # The first move is written the ordinary way (nothing held yet), in the pool.
+    version, seat, action = position()
+    assert not gamelog.held_at(key, gid, version)
+    assert asyncio.run(run(version, seat, action))[0] == version + 1
+    # Now the game is held: the next move is written on the loop itself.
+    version, seat, action = position()
+    assert gamelog.held_at(key, gid, version)
+    threads.clear()
+    after, _, loop_thread = asyncio.run(run(version, seat, action))
+    assert after == version + 1 and threads == [loop_thread]
+    # Another writer holds the row: the loop does not wait for it.
+    version, seat, action = position()
+    assert gamelog.held_at(key, gid, version)
+    holder = factory()
+    holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
+    threading.Timer(0.4, holder.rollback).start()
+    threads.clear()
+    after, worst_gap, loop_thread = asyncio.run(run(version, seat, action))
+    holder.close()
+    loop_eng.dispose()
+    eng.dispose()
+    assert after == version + 1
     assert worst_gap < 0.2, f"the loop stood still for {worst_gap:.3f} s"
     assert threads[0] == loop_thread and threads[-1] != loop_thread and len(threads) == 2

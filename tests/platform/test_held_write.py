@@ -346,3 +346,45 @@ def test_a_session_that_only_attached_rows_or_ended_its_read_still_writes_in_one
     assert spy["tried"] == before["tried"] + 1, spy  # the ordinary way: not even tried
     with factory() as db:  # committed with the move
         assert db.scalar(select(Event.seq).where(Event.game_id == gid, Event.seq == 10_000))
+
+
+def test_a_row_locked_elsewhere_is_not_waited_for(
+    factory: sessionmaker[Session], spy: dict[str, int]
+) -> None:
+    """Another writer holds the game's row lock (its transaction is moving the game on):
+    the one statement does not wait for it (``NOWAIT``) but writes nothing at once, so
+    that it may run on the event loop (app/store/blocking.py); the ordinary path is the
+    one that waits."""
+    import threading
+    import time
+
+    gid, _, users = _start(factory)
+    rng = random.Random(6)
+    version, state = _position(factory, gid)
+    _submit(factory, gid, users, _choose(state, rng), version)
+    version, state = _position(factory, gid)
+    holder = factory()
+    holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
+    # Without NOWAIT the statement would wait for this lock: let it go after 3 s.
+    release = threading.Timer(3.0, holder.rollback)
+    release.start()
+    try:
+        before = dict(spy)
+        with factory() as db:
+            held = heldwrite.held(gamelog.db_key(db), gid, version)
+            assert held is not None
+            game, _position_held, digest = held
+            game.version += 1
+            started = time.monotonic()
+            written = heldwrite.write_held(
+                db, game, version, digest, gamelog.Appends(actions=[], events=[])
+            )
+            waited = time.monotonic() - started
+        assert written is None and waited < 1.0
+        assert spy["tried"] == before["tried"] + 1 and spy["written"] == before["written"]
+    finally:
+        release.cancel()
+        release.join()
+        holder.rollback()
+        holder.close()
+    assert _position(factory, gid)[0] == version  # nothing was written
