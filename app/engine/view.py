@@ -397,16 +397,21 @@ def public_inputs(state: State) -> dict[str, tuple[Any, ...]]:
     (``areas``), the standings (``score``, 26.1-26.2: what each power owns, its claims
     and buildings there, its innovations, popularity and banked points, its juniors)
     and the wars and asylums (``politics``, 3.21, 3.55, 21.2). A move mostly changes
-    none of them, and together they are most of the public view's cost. Held over whole
-    games of every scenario by tests/realtime/test_public_inputs.py."""
+    none of them, and together they are most of the public view's cost. The map is given
+    as its ids and then its records, one input each: a record a move did not write is
+    the very object of the position before. Held over whole games of every scenario by
+    tests/realtime/test_public_inputs.py."""
     areas = state["areas"]
     players = state["players"]
     rels = state["relations"]
+    # The map record by record: a move writes a few of them and shares the rest with the
+    # position before (``core.own_area``), so a caller may know those by identity.
+    the_map = (tuple(areas), *areas.values())
     return {
-        "areas": (areas,),
+        "areas": the_map,
         "score": (
             state["scenario"],
-            areas,
+            *the_map,
             [(p["power"], p["popularity"], p["vp"], p["innovations"]) for p in players],
             rels["coalitions"],
         ),

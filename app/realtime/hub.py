@@ -576,7 +576,7 @@ class Hub:
             # The whole version at once: the shared part, then each (seat, events
             # held, patched) group's message; None if the events it must carry are no
             # longer all in memory.
-            rendered = Rendered(frame, recent, committed)
+            rendered = Rendered(frame, recent, committed, base)
             if not all(rendered.covers(since) for _seat, since, _patched in groups):
                 return None
             texts = {key: rendered.text(key[0], key[1], base if key[2] else None) for key in groups}

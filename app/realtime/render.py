@@ -34,6 +34,11 @@ def private_part(state: dict[str, Any], seat: int) -> Any:
     return engine.private_view(state, seat)
 
 
+#: what a version's input objects hashed to, by id: (the object, its hash); the object
+#: is kept so that its id cannot be another's while the entry lives
+Known = dict[int, tuple[Any, int]]
+
+
 @dataclass
 class SeatPrint:
     """What a seat's pushes of one version carried, as prints (``patch.printed``)."""
@@ -65,6 +70,9 @@ class Base:
     #: (``engine.public_inputs``): a part whose inputs hash the same next version keeps
     #: this print and is not built again (empty: not known, a hello's answer)
     inputs: dict[str, int] = field(default_factory=dict)
+    #: what the input objects of those hashes hashed to, one by one (``_inputs_hashed``):
+    #: the next version's objects that are these very ones are not encoded again
+    known: Known = field(default_factory=dict)
 
 
 #: the legal-action ops a game's `Base` keeps (each at most ~2 KB packed)
@@ -87,22 +95,34 @@ def _bare(prompts: list[dict[str, Any]], public: dict[str, Any], clock: Any) -> 
     return dumps(bare)
 
 
-def _inputs_hashed(inputs: dict[str, tuple[Any, ...]]) -> dict[str, int]:
-    """Each part's inputs as one hash, each input object encoded once (the map is the
-    input of two parts, and its encoding most of the cost)."""
-    hashes: dict[int, int] = {}
+def _inputs_hashed(
+    inputs: dict[str, tuple[Any, ...]], before: Known | None = None
+) -> tuple[dict[str, int], Known]:
+    """Each part's inputs as one hash, each input object encoded once (the map's records
+    are inputs of two parts, and their encoding most of the cost), and what each object
+    hashed to. An object of the version before (`before`) is that very object again
+    when a move did not change it: a record of the map a move did not write is shared
+    by the two positions and never changed in place (docs/engine-contract.md, "In
+    place"), so its hash is carried over without encoding it again."""
+    known: Known = {}
 
     def hashed(obj: Any) -> int:
-        got = hashes.get(id(obj))
+        ident = id(obj)
+        got = known.get(ident)
         if got is None:
-            try:
-                encoded = orjson.dumps(obj)  # plain first: several times faster
-            except TypeError:  # a key that is not a string
-                encoded = orjson.dumps(obj, option=OPTS)
-            got = hashes[id(obj)] = hash(encoded)
-        return got
+            was = before.get(ident) if before is not None else None
+            if was is not None and was[0] is obj:
+                got = known[ident] = was
+            else:
+                try:
+                    encoded = orjson.dumps(obj)  # plain first: several times faster
+                except TypeError:  # a key that is not a string
+                    encoded = orjson.dumps(obj, option=OPTS)
+                got = known[ident] = (obj, hash(encoded))
+        return got[1]
 
-    return {name: hash(tuple([hashed(obj) for obj in objs])) for name, objs in inputs.items()}
+    parts = {name: hash(tuple([hashed(obj) for obj in objs])) for name, objs in inputs.items()}
+    return parts, known
 
 
 def _part(root: patch.Split | None, name: str) -> patch.Print:
@@ -197,6 +217,8 @@ class Rendered:
     frame: Any  # gamelog.Frame
     recent: list[tuple[Any, ...]]
     committed_at: float | None
+    #: the base of the version before, if any: the public inputs it hashed carry over
+    previous: Base | None = None
     _shared: dict[str, Any] = field(default_factory=dict)
     _shared_encoded: bytes = b"{}"
     #: whether there is a view object (False: a game without a state)
@@ -207,6 +229,8 @@ class Rendered:
     _parts: dict[str, Any] = field(default_factory=dict)
     #: the hash of each dear part's inputs (``engine.public_inputs``)
     _part_inputs: dict[str, int] = field(default_factory=dict)
+    #: what each of those input objects hashed to (``_inputs_hashed``)
+    _known: Known = field(default_factory=dict)
     _public: dict[str, Any] | None = None  # the whole public view, once asked for
     _public_encoded: bytes | None = None
     #: the prompts without their deadlines, encoded, when they are the view's and each
@@ -244,7 +268,8 @@ class Rendered:
         self._shared_encoded = dumps(self._shared)
         if state is not None:
             self._has_view = True
-            self._part_inputs = _inputs_hashed(engine.public_inputs(state))
+            before = self.previous.known if self.previous is not None else None
+            self._part_inputs, self._known = _inputs_hashed(engine.public_inputs(state), before)
             cheap = tuple(k for k in engine.PUBLIC_KEYS if k not in self._part_inputs)
             self._parts = engine.public_parts(state, cheap)
             self._bare = _bare(prompts, self._parts, frame.fields.get("clock"))
@@ -479,7 +504,13 @@ class Rendered:
         while len(packs) > PACKS_KEPT:
             del packs[next(iter(packs))]
         return Base(
-            self.frame.version, common_print, public_print, prints, packs, self._part_inputs
+            self.frame.version,
+            common_print,
+            public_print,
+            prints,
+            packs,
+            self._part_inputs,
+            self._known,
         )
 
     def text(self, seat: int | None, since: int, base: Base | None = None) -> tuple[str, int]:
