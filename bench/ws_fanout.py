@@ -128,7 +128,10 @@ def _rss_kb(pid: int) -> int:
 
 SCENARIO = "four_empires"
 POWERS = ["rome", "parthia", "kushan", "han", "xiongnu", "satavahana"]
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
+#: the PostgreSQL server the bench's databases are made on (as bench/floor.py's)
+PG_SERVER = os.environ.get("BENCH_PG", "postgresql://postgres@127.0.0.1:5432").replace(
+    "postgresql://", "postgresql+psycopg://", 1
+)
 SESSION_COOKIE = "ig_session"
 #: file descriptors the bench (and the server, which inherits its limit) need beyond
 #: one per socket: the HTTP pool, the database's connections, the interpreter's own
