@@ -182,6 +182,12 @@ class Connection:
     drop_reason: str | None = None
     #: the close code the socket is to be closed with (``finish``), None: the session's
     close_code: int | None = None
+    #: the socket's synchronous write of a text frame (``ws_protocol.write_now``), if
+    #: the server offers one: an update to a socket with nothing queued or in flight is
+    #: written at once, without waking the writer task (None: always through it)
+    write: Callable[[str], bool] | None = None
+    #: the writer task is sending a message (it may be waiting for the transport)
+    sending: bool = False
     queue: Mailbox = field(init=False)
     dropped: Flag = field(init=False)
 
@@ -194,6 +200,9 @@ class Connection:
         if self.closed:
             return False
         text = message if isinstance(message, str) else encode(message)
+        write = self.write
+        if write is not None and not self.sending and self.queue.empty() and write(text):
+            return True  # in order: nothing was before it
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
@@ -230,10 +239,19 @@ class Connection:
             text = await self.queue.get()
             if text is None or self.closed:
                 return
-            await socket.send_text(text)
+            self.sending = True
+            try:
+                await socket.send_text(text)
+            finally:
+                self.sending = False
             # Not kept while waiting for the next one: an idle socket would hold its
             # last message alive (a first state is tens of KB, most of a socket's memory).
             del text
+
+
+#: the ASGI scope's extension that holds a socket's synchronous write of a text frame
+#: (``app/web/ws_protocol.py``): ``write(text) -> bool``, False when it did not write
+WRITE_NOW = "ig.write_now"
 
 
 def encode(message: dict[str, Any]) -> str:

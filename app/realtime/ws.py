@@ -59,7 +59,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import realtime
 from app.config import is_trusted, trusted_networks
-from app.realtime.hub import Connection, encode
+from app.realtime.hub import WRITE_NOW, Connection, encode
 from app.services import metrics, ratelimit
 from app.services.inputs import MAX_DB_INT, BadJSON, parse_json
 from app.services.logins import SESSION_COOKIE
@@ -143,6 +143,7 @@ async def game_socket(websocket: WebSocket) -> None:
     try:
         conn = rt.hub.connection(game_id, access.user_id)
         conn.seat = access.seat
+        conn.write = websocket.scope.get("extensions", {}).get(WRITE_NOW)
         session = _Session(websocket, conn, rt.settings.ws_heartbeat_s, token)
         seated = access.seat is not None and access.user_id is not None
         if seated:  # she is at the table (app/realtime/presence.py)

@@ -7,7 +7,13 @@ uvicorn's ``WebSocketsSansIOProtocol`` keeps, for every open socket, an
 one reader (the app's ``receive``) and at most a writer or two waiting on the gate, so
 plain lists do: ~4 KB less a socket. It also lets go of the handshake's request and
 response once they are answered (~3 KB more). Together a fifth of what a socket cost
-(docs/performance.md, "Memory"). Everything else is uvicorn's, unchanged.
+(docs/performance.md, "Memory").
+
+It also offers the app a synchronous write of a text frame (``write_now``, in the
+scope's ``extensions`` under ``WRITE_NOW``): the hub writes an update to a socket that
+has nothing queued straight onto its transport, instead of waking the socket's writer
+task to go through Starlette's and this protocol's ``send`` (docs/realtime.md, "The
+writer"). Everything else is uvicorn's, unchanged.
 
 ``imperial-glory serve`` runs it for ``WS_PROTOCOL=websockets-sansio`` (the default;
 ``app/web/serve.py``).
@@ -19,6 +25,9 @@ import asyncio
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+
+from app.realtime.hub import WRITE_NOW
 
 
 class Inbox:
@@ -107,6 +116,33 @@ class LeanWebSocketProtocol(WebSocketsSansIOProtocol):
         if self.writable.is_set():
             writable.set()
         self.writable: Any = writable
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)
+        if scope is not None:
+            scope["extensions"][WRITE_NOW] = self.write_now
+
+    def write_now(self, text: str) -> bool:
+        """Write `text` as a frame now, as ``send`` writes a ``websocket.send`` message,
+        when it can be written at once: the handshake answered, no close sent or
+        received, the transport not paused (then ``send`` would wait). False when it
+        was not written: the caller sends it the ordinary way."""
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.disconnected
+            or self.initial_response is not None
+            or not self.writable.is_set()
+            or self.transport.is_closing()
+        ):
+            return False
+        try:
+            self.conn.send_text(text.encode())
+        except InvalidState:
+            return False
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        return True
 
     async def send(self, message: Any) -> None:
         await super().send(message)
