@@ -75,17 +75,14 @@ class ServiceSource:
         #: loop's own (``store.db.loop_engine``); None: such calls go to the pool
         self.loop_factory = loop_factory
 
-    def on_loop(self, game_id: int, expected_version: int | None) -> bool:
-        """Whether a socket's move of `game_id` at `expected_version` runs on the loop:
-        always with SQLite; with a database server when this process holds the game at
-        that version, so that the move is one statement that waits for no lock
-        (app/store/blocking.py). A call on the loop that finds it must wait runs again
-        in the pool."""
-        if self.inline:
-            return True
-        if self.loop_factory is None or self._db_key is None or expected_version is None:
-            return False
-        return gamelog.held_at(self._db_key, game_id, expected_version)
+    @property
+    def moves_on_loop(self) -> bool:
+        """Whether a socket's move is tried on the event loop: always with SQLite, and
+        with a database server when the loop has its connection. There a move of a game
+        this process holds is one statement that waits for no lock; any other (a game
+        not held, a row locked elsewhere, a snapshot due) raises ``blocking.Busy``
+        before it writes anything and runs again in the pool (app/store/blocking.py)."""
+        return self.inline or self.loop_factory is not None
 
     # -- memory ------------------------------------------------------------------------
     def frame(self, game_id: int) -> Any:

@@ -452,7 +452,7 @@ class _Session:
         rt.action_started()  # a drain waits for its answer before closing the sockets
         try:
             result = await blocking.call(
-                rt.source.on_loop(self.conn.game_id, _int(message, "expected_version")),
+                rt.source.moves_on_loop,
                 rt.source.submit,
                 self.conn.game_id,
                 self.conn.user_id,

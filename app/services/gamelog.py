@@ -206,13 +206,6 @@ class FrameStore:
 frames = FrameStore()
 
 
-def held_at(key: str, game_id: int, version: int) -> bool:
-    """Whether this process wrote `game_id` last at `version` to database `key`, with
-    the row's digest: a move from there may be the one statement (``heldwrite.held``)."""
-    got = frames.get(key, game_id)
-    return got is not None and got[0].version == version and got[0].digest is not None
-
-
 def db_key(db: Session) -> str:
     bind: Any = db.get_bind()
     return str(bind.engine.url)

@@ -116,7 +116,7 @@ def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str
     from sqlalchemy.orm import Session, sessionmaker
 
     from app import engine as game_engine
-    from app.services import gamelog, moves
+    from app.services import gamelog, heldwrite, moves
     from app.store.db import loop_engine
     from tests.conftest import migrate
 
@@ -162,17 +162,17 @@ def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str
 
     # The first move is written the ordinary way (nothing held yet), in the pool.
     version, seat, action = position()
-    assert not gamelog.held_at(key, gid, version)
+    assert heldwrite.held(key, gid, version) is None
     assert asyncio.run(run(version, seat, action))[0] == version + 1
     # Now the game is held: the next move is written on the loop itself.
     version, seat, action = position()
-    assert gamelog.held_at(key, gid, version)
+    assert heldwrite.held(key, gid, version) is not None
     threads.clear()
     after, _, loop_thread = asyncio.run(run(version, seat, action))
     assert after == version + 1 and threads == [loop_thread]
     # Another writer holds the row: the loop does not wait for it.
     version, seat, action = position()
-    assert gamelog.held_at(key, gid, version)
+    assert heldwrite.held(key, gid, version) is not None
     holder = factory()
     holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
     threading.Timer(0.4, holder.rollback).start()
