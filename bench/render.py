@@ -88,7 +88,7 @@ def patched(scenario: str, versions: int) -> dict[str, Any]:
         base = None
         sent = 0
         for version, state in enumerate(states, 1):
-            rendered = Rendered(frame_of(state, version), [], 1.0)
+            rendered = Rendered(frame_of(state, version), [], 1.0, base)  # as the hub does
             for seat in seats:
                 sent += len(rendered.text(seat, 0, base)[0])
             base = rendered.base(set(seats))
