@@ -49,7 +49,7 @@ def test_the_digest_covers_what_the_read_reads() -> None:
 
 
 def test_the_held_write_sets_the_held_columns_and_says_so_to_others() -> None:
-    update = games._HELD_WRITE.split("WHERE")[0]
+    update = games._HELD_WRITE.split("UPDATE games SET")[1].split("WHERE")[0]
     assert re.findall(r"(\w+) = %\(\1\)s", update) == list(games.HELD_FIELDS)
     row = GameRow(**dict.fromkeys(games.GAME_KEYS), seats=[])
     assert list(changes.row_change(row, "d", [])["row"]) == list(games.HELD_FIELDS)
