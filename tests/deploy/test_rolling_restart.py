@@ -285,8 +285,17 @@ def test_an_instance_restarted_mid_game_loses_and_doubles_no_move(
     for script in scripts:
         script.join(30)
 
-    # Every page shows what the server holds, and nobody is gone or stood in for.
+    # Every page shows what the server holds, and nobody is gone or stood in for. The
+    # people have stopped, but the bots may still be playing out their turns: the game
+    # is read once it stands still (a second without a new version).
     final = main.players[0].view(main.game_id)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        again = main.players[0].view(main.game_id)
+        if again["version"] == final["version"]:
+            break
+        final = again
     for page, errors in pages:
         deadline = time.monotonic() + 5
         while page.evaluate(SHOWN) < final["version"] and time.monotonic() < deadline:
