@@ -301,8 +301,8 @@ class ServiceSource:
                 "reason": f"{field}: {first.get('msg')}",
             }
         try:
-            loop = self.loop_factory if blocking.on_loop() and not self.inline else None
-            with self.session(loop) as db:
+            # On the loop, a database server's session is on the loop's own connection.
+            with self.session(self.loop_factory if blocking.on_loop() else None) as db:
                 if logins.user_id_for_token(db, token) != user_id:
                     return {
                         "type": "error",

@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import Engine
@@ -15,6 +16,8 @@ from sqlalchemy import Engine
 from app.store import blocking
 from app.store.db import make_engine, make_sessionmaker
 from tests.games import two_person_game
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -46,6 +49,28 @@ def test_call_runs_where_it_is_told() -> None:
     assert ran == loop_thread
     loop_thread, ran = asyncio.run(where(False))
     assert ran != loop_thread
+
+
+def _on_the_loop(fn: Callable[..., T], *args: Any) -> tuple[T, float, int]:
+    """``blocking.call(True, fn, *args)`` in a fresh event loop with a ticker on it: what
+    it returned, the longest the loop stood still meanwhile, and the loop's thread."""
+
+    async def main() -> tuple[T, float, int]:
+        loop_thread = threading.get_ident()
+        ticks = [time.monotonic()]
+
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(0.01)
+                ticks.append(time.monotonic())
+
+        ticker = asyncio.create_task(tick())
+        got = await blocking.call(True, fn, *args)
+        ticks.append(time.monotonic())
+        ticker.cancel()
+        return got, max(b - a for a, b in zip(ticks, ticks[1:], strict=False)), loop_thread
+
+    return asyncio.run(main())
 
 
 def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> None:
@@ -80,24 +105,8 @@ def test_a_write_on_the_loop_never_waits_for_sqlites_lock(sqlite_url: str) -> No
             db.commit()
             return result.version
 
-    async def main() -> tuple[int, float, int]:
-        loop_thread = threading.get_ident()
-        ticks = [time.monotonic()]
-
-        async def tick() -> None:
-            while True:
-                await asyncio.sleep(0.01)
-                ticks.append(time.monotonic())
-
-        ticker = asyncio.create_task(tick())
-        threading.Timer(0.4, holder.rollback).start()
-        version_after = await blocking.call(True, submit)
-        ticks.append(time.monotonic())
-        ticker.cancel()
-        worst = max(b - a for a, b in zip(ticks, ticks[1:], strict=False))
-        return version_after, worst, loop_thread
-
-    version_after, worst_gap, loop_thread = asyncio.run(main())
+    threading.Timer(0.4, holder.rollback).start()
+    version_after, worst_gap, loop_thread = _on_the_loop(submit)
     holder.close()
     eng.dispose()
     assert version_after == version + 1
@@ -123,7 +132,10 @@ def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str
     migrate(pg_url)
     eng = make_engine(pg_url)
     loop_eng = loop_engine(eng)
-    assert loop_eng is not None and loop_engine(make_engine("sqlite://")) is None
+    assert loop_eng is not None
+    in_memory = make_engine("sqlite://")
+    assert loop_engine(in_memory) is None  # SQLite's calls on the loop share its pool
+    in_memory.dispose()
     factory: sessionmaker[Session] = make_sessionmaker(eng)
     on_loop_factory: sessionmaker[Session] = make_sessionmaker(loop_eng)
     gid, users = two_person_game(factory)
@@ -144,31 +156,15 @@ def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str
             db.commit()
             return result.version
 
-    async def run(version: int, seat: int, action: dict[str, object]) -> tuple[int, float, int]:
-        loop_thread = threading.get_ident()
-        ticks = [time.monotonic()]
-
-        async def tick() -> None:
-            while True:
-                await asyncio.sleep(0.01)
-                ticks.append(time.monotonic())
-
-        ticker = asyncio.create_task(tick())
-        await asyncio.sleep(0.02)
-        after = await blocking.call(True, submit, version, seat, action)
-        ticks.append(time.monotonic())
-        ticker.cancel()
-        return after, max(b - a for a, b in zip(ticks, ticks[1:], strict=False)), loop_thread
-
     # The first move is written the ordinary way (nothing held yet), in the pool.
     version, seat, action = position()
     assert heldwrite.held(key, gid, version) is None
-    assert asyncio.run(run(version, seat, action))[0] == version + 1
+    assert _on_the_loop(submit, version, seat, action)[0] == version + 1
     # Now the game is held: the next move is written on the loop itself.
     version, seat, action = position()
     assert heldwrite.held(key, gid, version) is not None
     threads.clear()
-    after, _, loop_thread = asyncio.run(run(version, seat, action))
+    after, _, loop_thread = _on_the_loop(submit, version, seat, action)
     assert after == version + 1 and threads == [loop_thread]
     # Another writer holds the row: the loop does not wait for it.
     version, seat, action = position()
@@ -177,7 +173,7 @@ def test_a_held_move_runs_on_the_loop_and_never_waits_for_a_row_lock(pg_url: str
     holder.execute(text("SELECT id FROM games WHERE id = :id FOR UPDATE"), {"id": gid})
     threading.Timer(0.4, holder.rollback).start()
     threads.clear()
-    after, worst_gap, loop_thread = asyncio.run(run(version, seat, action))
+    after, worst_gap, loop_thread = _on_the_loop(submit, version, seat, action)
     holder.close()
     loop_eng.dispose()
     eng.dispose()
